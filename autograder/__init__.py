@@ -1,0 +1,1 @@
+"""Rubric checks, misconception diagnosis, sandboxed execution and batch grading."""
