@@ -1,0 +1,47 @@
+"""ex1_softmax: the student's softmax(x, axis)."""
+from __future__ import annotations
+
+import numpy as np
+
+import solutions as S
+
+from ..compare import close
+from ..student import call, to_array
+from ._base import mismatch, normal, ok
+
+
+def _run(student, x, **kwargs):
+    return to_array(call(student, "softmax", x, **kwargs), "the result of `softmax`")
+
+
+def rows_sum_to_one(student, rng):
+    x = normal(rng, *rng.integers(2, 7, size=2), scale=2.0)
+    got = _run(student, x)
+    if got.shape != x.shape:
+        return mismatch("softmax", (x,), got, f"softmax of a {x.shape} array returned shape {got.shape}; "
+                        "it should keep the input's shape.")
+    if not close(got, S.softmax(x)):
+        return mismatch("softmax", (x,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
+                        "last axis (each row should sum to 1).")
+    return ok()
+
+
+def any_axis(student, rng):
+    x = normal(rng, *rng.choice(np.arange(2, 7), size=3, replace=False), scale=2.0)
+    for axis in (0, 1, -1):
+        got = _run(student, x, axis=axis)
+        if not close(got, S.softmax(x, axis=axis)):
+            return mismatch("softmax", (x, axis), got, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
+                            f"the slices along axis {axis} should each sum to 1.")
+    return ok()
+
+
+def stable_for_large_inputs(student, rng):
+    x = normal(rng, 3, 5) * 1e4
+    with np.errstate(all="ignore"):
+        got = _run(student, x)
+    if not np.all(np.isfinite(got)):
+        return mismatch("softmax", (x,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
+    if not close(got, S.softmax(x)):
+        return mismatch("softmax", (x,), got, "softmax of inputs near 1e4 is wrong.")
+    return ok()

@@ -1,0 +1,68 @@
+"""ex2_causal: causal_attention(Q, K, V) adds the causal mask to the scores before the softmax."""
+from __future__ import annotations
+
+import numpy as np
+
+import solutions as S
+
+from ..compare import close
+from . import _attention as A
+from ._base import fail, mismatch, normal, ok, pick_sizes
+
+NAME = "causal_attention"
+
+
+def _case(rng):
+    n, d_k, d_v = pick_sizes(rng, 3, 3, 10)
+    return normal(rng, n, d_k), normal(rng, n, d_k), normal(rng, n, d_v)
+
+
+def matches_engine(student, rng):
+    return A.matches(student, NAME, S.causal_attention, *_case(rng))
+
+
+def no_future_leakage(student, rng):
+    Q, K, V = _case(rng)
+    out, w = A.run(student, NAME, Q, K, V)
+    i = int(rng.integers(0, len(Q) - 1))              # perturb every row after i
+    K2, V2 = K.copy(), V.copy()
+    K2[i + 1:] += normal(rng, len(K) - i - 1, K.shape[1], scale=3.0)
+    V2[i + 1:] += normal(rng, len(V) - i - 1, V.shape[1], scale=3.0)
+    out2, _ = A.run(student, NAME, Q, K2, V2)
+    if out.shape == out2.shape and out.ndim == 2 and close(out[: i + 1], out2[: i + 1]):
+        return ok()
+    return mismatch(NAME, (Q, K, V), (out, w),
+                    f"Changing keys and values after position {i} changed the output at position {i} "
+                    "or before: a position must not see its future. Add the mask to the scores before "
+                    "the softmax.", student_weights=w if w.ndim == 2 else [],
+                    expected_weights=S.causal_attention(Q, K, V)[1])
+
+
+def rows_sum_to_one(student, rng):
+    return A.rows_sum_to_one(student, NAME, *_case(rng))
+
+
+def first_row(student, rng):
+    Q, K, V = _case(rng)
+    out, w = A.run(student, NAME, Q, K, V)
+    want = np.eye(1, len(K))[0]
+    if w.ndim == 2 and w.shape[1] == len(K) and close(w[0], want):
+        return ok()
+    first = np.round(w[0], 3).tolist() if w.ndim == 2 else w.tolist()
+    return mismatch(NAME, (Q, K, V), (out, w), f"The first row of the weights is {first}; the first "
+                    "position can only see itself, so it should be [1, 0, ..., 0].",
+                    student_weights=w if w.ndim == 2 else [])
+
+
+def no_nan_single_token(student, rng):
+    """A single position attends to itself with weight 1; no row is ever NaN."""
+    for n in (1, 4):
+        Q, K, V = normal(rng, n, 3), normal(rng, n, 3), normal(rng, n, 2)
+        out, w = A.run(student, NAME, Q, K, V)
+        if np.isnan(out).any() or np.isnan(w).any():
+            return mismatch(NAME, (Q, K, V), (out, w), f"With {n} position(s) the result contains NaN: "
+                            "a row whose keys are all -inf has no softmax. Keep the diagonal unmasked.")
+        if n == 1 and not (close(w, np.ones((1, 1))) and close(out, V)):
+            return fail(f"With a single position the weights should be [[1]] and the output equal to V; "
+                        f"got weights of shape {w.shape} and output of shape {out.shape}.")
+    return ok()

@@ -1,0 +1,46 @@
+"""ex2_mask: causal_mask(n) is an (n, n) float array, 0 on and below the diagonal, -inf above."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..student import StudentError, call, to_array
+from ._base import fail, mismatch, ok
+
+SIZES = (1, 2, 7, 64)
+HIDDEN_AT_MOST = -1e9   # -inf is the contract; a large finite negative such as -1e9 also hides a key
+
+
+def _mask(student, n):
+    raw = call(student, "causal_mask", n)
+    dtype = getattr(raw, "dtype", None)
+    return to_array(raw, f"causal_mask({n})"), dtype
+
+
+def shape_and_dtype(student, rng):
+    for n in SIZES:
+        m, dtype = _mask(student, n)
+        if m.shape != (n, n):
+            return fail(f"causal_mask({n}) has shape {m.shape}; it should be ({n}, {n}).")
+        if dtype is None or np.dtype(dtype).kind != "f":
+            return fail(f"causal_mask({n}) has dtype {dtype}; it should be a float array so it can be "
+                        "added to the scores (0.0 and -np.inf).")
+    return ok()
+
+
+def values(student, rng):
+    for n in SIZES:
+        m, _ = _mask(student, n)
+        if m.shape != (n, n):
+            raise StudentError(f"causal_mask({n}) has shape {m.shape}; it should be ({n}, {n}).")
+        above = np.triu(np.ones((n, n), dtype=bool), 1)
+        if np.all(m[~above] == 0) and np.all(m[above] <= HIDDEN_AT_MOST):
+            continue
+        bad = _first_bad(m, above)
+        return mismatch("causal_mask", (n,), m, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {m[bad]:g}; "
+                        "entries on and below the diagonal should be 0 and entries above it -inf.")
+    return ok()
+
+
+def _first_bad(m, above):
+    wrong = np.where(above, m > HIDDEN_AT_MOST, m != 0)
+    return tuple(int(v) for v in np.argwhere(wrong)[0])

@@ -1,0 +1,64 @@
+"""ex3_memory and ex3_crossover: exact byte counts and the crossover length."""
+from __future__ import annotations
+
+import numpy as np
+
+import solutions as S
+
+from ..misconceptions import diagnose
+from ..student import StudentError, call, to_int
+from ._base import mismatch, ok
+
+DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
+
+
+def _ask(student, name, *args):
+    """(raw value, exact int); a non-integer answer is still diagnosed (e.g. GB instead of bytes)."""
+    value = call(student, name, *args)
+    try:
+        return value, to_int(value, f"{name}{args}")
+    except StudentError as exc:
+        entry = diagnose(name, args, value)
+        raise StudentError(f"{exc}. It looks like {entry.advice}" if entry else str(exc),
+                           entry.id if entry else None) from None
+
+
+def attention_bytes_exact(student, rng):
+    ns = [1, 3, 256, 1000, 2**20, 2**20 + 7, 3 * 2**22, int(rng.integers(2, 10**6))]
+    cases = [(n, b) for n in ns for b in DTYPES]
+    return _exact(student, "attention_memory_bytes", S.attention_memory_bytes, cases)
+
+
+def attention_bytes_measured(student, rng):
+    for b, dtype in DTYPES.items():
+        n = int(rng.integers(2, 300))
+        measured = np.empty((n, n), dtype=dtype).nbytes
+        raw, got = _ask(student, "attention_memory_bytes", n, b)
+        if got != measured:
+            return mismatch("attention_memory_bytes", (n, b), raw,
+                            f"attention_memory_bytes({n}, {b}) = {raw!r}, but an ({n}, {n}) array of "
+                            f"{np.dtype(dtype).name} takes {measured} bytes (its .nbytes).")
+    return ok()
+
+
+def ffn_bytes_exact(student, rng):
+    cases = [(n, d, b, e) for n in (1, 512, 2**20 + 3, int(rng.integers(2, 10**5)))
+             for d in (64, 4096, int(rng.integers(100, 9000))) for b in (1, 2, 4, 8) for e in (4, 1, 8)]
+    return _exact(student, "ffn_memory_bytes", S.ffn_memory_bytes, cases)
+
+
+def crossover_exact(student, rng):
+    cases = [(d, b, e) for d in (64, 768, 4096, 8192, 65536, int(rng.integers(100, 20000)))
+             for b in (2, 4) for e in (4, 2, 8)]
+    cases.insert(0, (4096, 2, 4))
+    return _exact(student, "crossover_length", S.crossover_length, cases)
+
+
+def _exact(student, name, reference, cases):
+    for args in cases:
+        raw, got = _ask(student, name, *args)
+        want = reference(*args)
+        if got != want:
+            return mismatch(name, args, raw, f"{name}{args} = {raw!r}; expected the exact count for "
+                            "these arguments (check every factor in the formula).")
+    return ok()

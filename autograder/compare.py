@@ -1,0 +1,42 @@
+"""Tolerances used by every comparison (documented for students and instructors).
+
+Answers are compared in float64 with rtol = 1e-4 and atol = 1e-6: tight enough
+to catch every misconception in the catalogue, loose enough that a float32
+implementation, a loop, einsum or a -1e9 mask gets full marks.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+RTOL = 1e-4
+ATOL = 1e-6
+
+
+def close(got: np.ndarray, expected: np.ndarray) -> bool:
+    got, expected = np.asarray(got), np.asarray(expected)
+    return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL))
+
+
+def same_values(got, expected) -> bool:
+    """Like close, but NaN and inf in the same places count as equal (for diagnosis)."""
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(got, (tuple, list)) and len(got) == len(expected)
+                and all(same_values(g, e) for g, e in zip(got, expected)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, expected = np.asarray(got, dtype=float), np.asarray(expected, dtype=float)
+    except Exception:  # noqa: BLE001 - anything the student returned that is not numeric
+        return False
+    if got.shape != expected.shape:
+        return False
+    return bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+
+
+def worst_row_sum(weights: np.ndarray) -> tuple[int, float]:
+    """(row index, sum) of the row whose sum is furthest from 1."""
+    sums = weights.reshape(-1, weights.shape[-1]).sum(axis=-1)
+    i = int(np.nanargmax(np.abs(sums - 1))) if np.isfinite(sums).any() else 0
+    return i, float(sums[i])

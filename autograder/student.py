@@ -1,0 +1,80 @@
+"""Calling the student's functions and reading what they return.
+
+Everything that can go wrong on the student's side becomes a ``StudentError``
+whose text is a message for the student; nothing from the student is trusted
+beyond plain numeric arrays, which are copied into fresh float64 ndarrays.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+MAX_MESSAGE = 300
+
+
+class StudentError(Exception):
+    """The student's function is missing, raised, or returned something unusable.
+
+    ``diagnosis`` optionally names a catalogue misconception that explains it.
+    """
+
+    def __init__(self, message: str, diagnosis: str | None = None):
+        super().__init__(message)
+        self.diagnosis = diagnosis
+
+
+def _short(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+
+
+def call(student, name: str, *args, **kwargs):
+    """Call the student's ``name`` with copies of the inputs (so it cannot alter ours)."""
+    fn = student.get(name) if hasattr(student, "get") else None
+    if fn is None or not callable(fn):
+        raise StudentError(f"`{name}` is not defined: write the function `{name}` in its exercise cell "
+                           "and run that cell.")
+    args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        return fn(*args, **kwargs)
+    except StudentError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
+        raise StudentError(_short(f"`{name}` raised {type(exc).__name__}: {exc}")) from None
+
+
+def to_array(value, what: str) -> np.ndarray:
+    """A float64 copy of a numeric array-like, or a StudentError saying what was expected."""
+    if value is None:
+        raise StudentError(f"{what} is None: did the function forget to `return` it?")
+    if isinstance(value, (str, bytes)):
+        raise StudentError(f"{what} is a string; return a numeric numpy array")
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        raise StudentError(f"{what} is an object array; return a numeric numpy array (float dtype)")
+    try:
+        arr = np.array(value, copy=True, subok=False)
+    except Exception as exc:  # noqa: BLE001 - ragged lists and odd objects
+        raise StudentError(_short(f"{what} is not a numeric array ({type(exc).__name__}: {exc})")) from None
+    if arr.dtype.kind not in "biuf":
+        raise StudentError(f"{what} has dtype {arr.dtype}; return a numeric numpy array")
+    return arr.astype(np.float64)
+
+
+def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(output, weights) as two float64 arrays."""
+    if not isinstance(value, (tuple, list)):
+        raise StudentError(f"`{name}` should return a pair (output, weights); got {type(value).__name__}")
+    if len(value) != 2:
+        raise StudentError(f"`{name}` should return a pair (output, weights); got {len(value)} values")
+    return to_array(value[0], f"the output of `{name}`"), to_array(value[1], f"the weights of `{name}`")
+
+
+def to_int(value, what: str) -> int:
+    """An exact integer (numpy integers and integral floats accepted)."""
+    if isinstance(value, (bool, np.bool_)) or value is None:
+        raise StudentError(f"{what} is {value!r}; return a whole number of bytes")
+    arr = to_array(value, what) if not isinstance(value, (int, np.integer)) else None
+    if arr is None:
+        return int(value)
+    if arr.shape != () or not np.isfinite(arr) or arr != np.round(arr):
+        raise StudentError(f"{what} should be a whole number; got {_short(repr(value))}")
+    return int(round(float(arr)))

@@ -1,0 +1,85 @@
+"""Every catalogue id is diagnosed on its fixture; correct-but-unusual code gets full marks."""
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+import autograder
+import solutions
+from autograder import misconceptions
+from autograder.rubric import RUBRIC, max_total
+from fixtures import impl
+
+FIXTURES = sorted(m.name for m in pkgutil.iter_modules(impl.__path__))
+WRONG = [n for n in FIXTURES if not n.startswith("correct_")]
+CORRECT = [n for n in FIXTURES if n.startswith("correct_")]
+
+
+def _load(name):
+    return importlib.import_module(f"fixtures.impl.{name}")
+
+
+def _record(name, student="fixture-student"):
+    return autograder.grade_namespace(vars(_load(name)), student)
+
+
+def test_every_catalogue_id_has_a_fixture():
+    diagnosed = {_load(n).DIAGNOSIS for n in WRONG}
+    assert set(misconceptions.IDS) <= diagnosed
+    assert {"no-scaling", "scale-by-dk", "softmax-wrong-axis", "no-max-subtraction", "weights-transposed",
+            "outputs-swapped", "mask-after-softmax", "diagonal-masked", "future-visible",
+            "multiplicative-mask", "mask-missing", "dtype-ignored", "linear-in-n", "expansion-missing",
+            "crossover-off-by-one", "cross-causal-mask"} <= set(misconceptions.IDS)
+
+
+@pytest.mark.parametrize("name", WRONG)
+@pytest.mark.parametrize("student", ["alice", "bob"])
+def test_fixture_is_diagnosed_and_loses_intended_points(name, student):
+    mod = _load(name)
+    record = _record(name, student)
+    failed = [c for c in record["checks"] if not c["passed"]]
+    assert failed, f"{name} lost nothing"
+    assert {c["diagnosis"] for c in failed} == {mod.DIAGNOSIS}
+    lost = {}
+    for c in failed:
+        lost[c["grade_id"]] = lost.get(c["grade_id"], 0) + c["max_points"]
+    assert lost == mod.LOSES
+    assert record["total"] == max_total() - sum(mod.LOSES.values())
+    assert all(mod.DIAGNOSIS.split("-")[0] in c["message"].lower() or "looks like" in c["message"]
+               for c in failed)
+
+
+@pytest.mark.parametrize("name", CORRECT)
+def test_correct_but_unusual_gets_full_marks(name):
+    record = _record(name)
+    assert [c for c in record["checks"] if not c["passed"]] == []
+    assert record["total"] == record["max_total"] == max_total()
+
+
+def test_engine_gets_full_marks():
+    assert autograder.grade_namespace(vars(solutions), "engine")["total"] == max_total()
+
+
+def test_missing_functions_fail_with_not_defined():
+    record = autograder.grade_namespace({"softmax": solutions.softmax}, "x")
+    assert record["total"] == sum(i.points for i in RUBRIC["ex1_softmax"])
+    missing = [c for c in record["checks"] if not c["passed"]]
+    assert all("is not defined" in c["message"] for c in missing)
+
+
+def _source_lines():
+    from autograder import checks
+    lines = set()
+    for m in pkgutil.iter_modules(checks.__path__):
+        src = inspect.getsource(importlib.import_module(f"autograder.checks.{m.name}"))
+        lines |= {ln.strip() for ln in src.splitlines() if len(ln.strip()) > 25 and not ln.strip().startswith(('"', "f\"", "#"))}
+    return lines
+
+
+def test_messages_never_contain_test_source():
+    lines = _source_lines()
+    for name in FIXTURES:
+        for c in _record(name)["checks"]:
+            assert not any(line in c["message"] for line in lines), c["message"]
+            assert "Traceback" not in c["message"] and "rng" not in c["message"]
