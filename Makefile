@@ -21,7 +21,7 @@ demo: $(VENV)/.run-installed
 	$(PY) -m autograder demo
 
 test: $(VENV)/.dev-installed
-	$(PY) -m pytest --nbval-lax tests source/ch04_attention
+	$(PY) -m pytest --nbval-lax --nbval-current-env tests source/ch04_attention
 
 release: $(VENV)/.run-installed
 	$(PY) -m autograder release

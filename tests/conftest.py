@@ -5,3 +5,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 TESTS = pathlib.Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+
+SOURCE = ROOT / "source" / "ch04_attention"
+RELEASE = ROOT / "release" / "ch04_attention"
+NOTEBOOKS = ["ex1_attention", "ex2_causal_mask", "ex3_memory", "ex4_cross_attention"]

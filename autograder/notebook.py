@@ -1,0 +1,38 @@
+"""What the notebooks' hidden-test cells call (``nbgrader autograde`` runs them in the student's kernel).
+
+``grade_cell`` runs one grade cell's rubric checks on the notebook's own
+functions, prints one line per check to stdout and returns the points as the
+cell's value, which nbgrader reads as partial credit. Nothing is written to
+stderr: nbgrader scores any stderr output as 0, and a student's warning must
+never cost points.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .grading import run_cell
+
+
+def current_student_id() -> str:
+    """The student being graded: nbgrader autogrades in ``autograded/<student>/<assignment>/``."""
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        return Path.cwd().parent.name
+    return os.environ.get("AUTOGRADER_STUDENT_ID", "anonymous")
+
+
+def grade_cell(grade_id: str, namespace: dict, student_id: str | None = None) -> float:
+    student_id = student_id or current_student_id()
+    sink = io.StringIO()
+    with contextlib.redirect_stderr(sink), warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        results = run_cell(namespace, grade_id, student_id)
+    for r in results:
+        mark = "PASS" if r["passed"] else "FAIL"
+        print(f"[{mark}] {r['check']} ({r['points']}/{r['max_points']}): {r['message']}")
+    return float(sum(r["points"] for r in results))

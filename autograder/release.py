@@ -1,0 +1,32 @@
+"""Build release/ from source/ with nbgrader's own generate_assignment.
+
+The generation runs in a temporary copy of the course, so the instructor's
+gradebook is not touched and the result depends only on source/ and
+nbgrader_config.py.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .nbgrader_cli import run_nbgrader
+from .seeds import ASSIGNMENT_ID
+
+
+def generate_release(course: Path, dest: Path | None = None, assignment: str = ASSIGNMENT_ID) -> Path:
+    """Write ``dest`` (default ``course/release/<assignment>``) from ``course/source/<assignment>``."""
+    course = Path(course).resolve()
+    dest = Path(dest) if dest else course / "release" / assignment
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        work = Path(tmp)
+        shutil.copy(course / "nbgrader_config.py", work / "nbgrader_config.py")
+        shutil.copytree(course / "source" / assignment, work / "source" / assignment,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        run_nbgrader(["generate_assignment", "--force", f"--CourseDirectory.assignment_id={assignment}",
+                      "--log-level=WARN", f"--CourseDirectory.root={work}",
+                      f"--CourseDirectory.db_url=sqlite:///{work}/gradebook.db"], work, "generate_assignment")
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.copytree(work / "release" / assignment, dest)
+    return dest

@@ -1,0 +1,61 @@
+"""Make filled-in student notebooks from the release: the reference answers, or variants of them.
+
+Used by the tests, the sample class of ``make demo`` and the benchmarks. A
+variant is a mapping function name -> code; the code is appended to the
+solution cell that defines that function, so a later ``def`` replaces the
+reference one exactly as a student's edit would.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+_DEF = re.compile(r"^def (\w+)\(", re.M)
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def strip_markers(source: str) -> str:
+    return "\n".join(line for line in source.splitlines() if line.strip() not in (BEGIN, END))
+
+
+def reference_answers(source_dir: Path) -> dict[str, dict[str, str]]:
+    """notebook name -> {solution grade_id: the instructor's code without markers}."""
+    answers = {}
+    for path in sorted(Path(source_dir).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        answers[path.stem] = {_nbgrader(c)["grade_id"]: strip_markers(c.source)
+                              for c in nb.cells if _nbgrader(c).get("solution")}
+    return answers
+
+
+def fill_notebook(release_nb, answers: dict[str, str], overrides: dict[str, str] | None = None):
+    """A copy of ``release_nb`` with solution cells filled; overrides appended where their function lives."""
+    nb = nbformat.from_dict(release_nb)
+    overrides = dict(overrides or {})
+    for cell in nb.cells:
+        grade_id = _nbgrader(cell).get("grade_id")
+        if not _nbgrader(cell).get("solution") or grade_id not in answers:
+            continue
+        code = answers[grade_id]
+        extra = [overrides.pop(name) for name in _DEF.findall(code) if name in overrides]
+        cell.source = "\n\n".join([code, *extra])
+    return nb
+
+
+def write_submission(release_dir: Path, source_dir: Path, dest: Path,
+                     overrides: dict[str, str] | None = None, skip: tuple[str, ...] = ()) -> Path:
+    """Fill every release notebook into ``dest`` (nbgrader layout: submitted/<student>/<assignment>)."""
+    answers = reference_answers(source_dir)
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in sorted(Path(release_dir).glob("*.ipynb")):
+        if path.stem in skip:
+            continue
+        nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
+        nbformat.write(nb, dest / path.name)
+    return dest
