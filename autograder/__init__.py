@@ -1,5 +1,24 @@
-"""Rubric checks, misconception diagnosis, sandboxed execution and batch grading."""
-from .grading import build_record, grade_namespace, run_cell
-from .rubric import RUBRIC, max_total
+"""Rubric checks, misconception diagnosis, sandboxed execution and batch grading.
 
-__all__ = ["grade_namespace", "run_cell", "build_record", "RUBRIC", "max_total"]
+The public names load lazily, so that the sandbox's fork server can import
+``autograder.sandbox`` without importing the rubric or the reference engine.
+"""
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "grade_namespace": "autograder.grading",
+    "run_cell": "autograder.grading",
+    "build_record": "autograder.grading",
+    "RUBRIC": "autograder.rubric",
+    "max_total": "autograder.rubric",
+    "grade_submission": "autograder.hardened",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'autograder' has no attribute {name!r}")

@@ -22,6 +22,14 @@ class StudentError(Exception):
         self.diagnosis = diagnosis
 
 
+class StudentRaised(Exception):
+    """An exception raised by the student's function in another process (type name and message only)."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(message)
+        self.type_name = type_name
+
+
 def _short(text: str) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
@@ -39,7 +47,8 @@ def call(student, name: str, *args, **kwargs):
     except StudentError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
-        raise StudentError(_short(f"`{name}` raised {type(exc).__name__}: {exc}")) from None
+        kind = getattr(exc, "type_name", type(exc).__name__)
+        raise StudentError(_short(f"`{name}` raised {kind}: {exc}")) from None
 
 
 def to_array(value, what: str) -> np.ndarray:

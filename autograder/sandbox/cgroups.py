@@ -1,0 +1,116 @@
+"""cgroup pids and memory limits for one worker (v2 unified or v1 controllers), when running as root."""
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+GROUP = "autograder"
+
+
+def _v2_root() -> Path | None:
+    for base in (ROOT, ROOT / "unified"):
+        ctrl = base / "cgroup.controllers"
+        if ctrl.exists() and {"pids", "memory"} <= set(ctrl.read_text().split()):
+            return base
+    return None
+
+
+def _v1_roots() -> dict[str, Path]:
+    return {c: ROOT / c for c in ("pids", "memory") if (ROOT / c / "cgroup.procs").exists()}
+
+
+def available() -> str | None:
+    """'v2', 'v1' or None (not root, or no writable pids+memory controllers)."""
+    if os.geteuid() != 0:
+        return None
+    if _v2_root() and os.access(_v2_root(), os.W_OK):
+        return "v2"
+    roots = _v1_roots()
+    if len(roots) == 2 and all(os.access(p, os.W_OK) for p in roots.values()):
+        return "v1"
+    return None
+
+
+def create(name: str, pids_max: int, memory_bytes: int) -> list[Path]:
+    """Make the worker's cgroup(s) and set limits; returns the directories."""
+    kind = available()
+    if kind == "v2":
+        parent = _v2_root() / GROUP
+        parent.mkdir(exist_ok=True)
+        _try_write(parent / "cgroup.subtree_control", "+pids +memory")
+        d = parent / name
+        d.mkdir()
+        (d / "pids.max").write_text(str(pids_max))
+        (d / "memory.max").write_text(str(memory_bytes))
+        _try_write(d / "memory.swap.max", "0")
+        return [d]
+    if kind == "v1":
+        dirs = []
+        for ctrl, base in _v1_roots().items():
+            d = base / GROUP / name
+            d.mkdir(parents=True)
+            if ctrl == "pids":
+                (d / "pids.max").write_text(str(pids_max))
+            else:
+                (d / "memory.limit_in_bytes").write_text(str(memory_bytes))
+                _try_write(d / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            dirs.append(d)
+        return dirs
+    return []
+
+
+def join(dirs: list[Path], pid: int = 0) -> None:
+    for d in dirs:
+        (d / "cgroup.procs").write_text(str(pid or os.getpid()))
+
+
+def kill_all(dirs: list[Path], timeout: float = 5.0) -> bool:
+    """SIGKILL every process in the cgroup until it is empty; remove it. True when empty."""
+    end = time.monotonic() + timeout
+    empty = True
+    for d in dirs:
+        while d.exists():
+            pids = _procs(d)
+            if not pids:
+                break
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > end:
+                empty = False
+                break
+            time.sleep(0.005)
+        try:
+            d.rmdir()
+        except OSError:
+            pass
+    return empty
+
+
+def _procs(d: Path) -> list[int]:
+    try:
+        return [int(p) for p in (d / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def _try_write(path: Path, value: str) -> None:
+    try:
+        path.write_text(value)
+    except OSError:
+        pass
+
+
+def find(name: str) -> list[Path]:
+    """The cgroup directories a worker called ``name`` created (for clean-up by the grader)."""
+    candidates = []
+    v2 = _v2_root()
+    if v2:
+        candidates.append(v2 / GROUP / name)
+    candidates += [base / GROUP / name for base in _v1_roots().values()]
+    return [d for d in candidates if d.exists()]

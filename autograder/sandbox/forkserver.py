@@ -1,0 +1,97 @@
+"""The fork server: a long-lived process that pre-imports numpy, IPython and matplotlib (Agg)
+and forks one sandboxed worker per submission.
+
+It holds nothing secret (no reference engine, rubric, hidden tests or
+gradebook; see ``autograder.sandbox``). The grader talks to it over a
+SOCK_SEQPACKET pair: a JSON request plus, through SCM_RIGHTS, the worker's end
+of a fresh socket pair; the reply names the worker's pid.
+
+    python -m autograder.sandbox.forkserver CONTROL_FD SANDBOX_ROOT
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+from . import cgroups, layers
+from .limits import Limits
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    control = socket.socket(fileno=int(argv[0]))
+    root = Path(argv[1])
+    from .worker import make_shell, warm_imports
+    warm_imports()
+    shell = make_shell()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)          # workers are reaped automatically
+    control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    while True:
+        try:
+            msg, fds, _, _ = socket.recv_fds(control, 65536, 1)
+        except OSError:
+            return 0
+        if not msg:
+            return 0
+        request = json.loads(msg)
+        if request.get("op") == "spawn" and fds:
+            pid = _spawn(control, fds[0], request, root, shell)
+            os.close(fds[0])
+            control.send(json.dumps({"pid": pid}).encode())
+        else:
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"error": "bad request"}).encode())
+
+
+def _spawn(control, sock_fd: int, request: dict, root: Path, shell) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 1
+    try:
+        control.close()                                       # the worker must not reach the fork server
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _child(sock_fd, request, root, shell)
+        code = 0
+    except BaseException:  # noqa: BLE001 - nothing may escape a forked child
+        pass
+    finally:
+        os._exit(code)
+
+
+def _child(sock_fd: int, request: dict, root: Path, shell) -> None:
+    limits = Limits(**request.get("limits", {}))
+    token = request["token"]
+    workdir = root / token
+    workdir.mkdir(mode=0o700)
+    is_root = os.geteuid() == 0
+    if is_root and layers.python_world_readable():
+        uid = layers.sandbox_uid(os.getpid())
+        os.chown(workdir, uid, uid)
+    dirs = cgroups.create(token, limits.processes, limits.memory_bytes) if cgroups.available() else []
+    _redirect_std(workdir)
+    os.closerange(3, sock_fd)
+    os.closerange(sock_fd + 1, 1 << 16)
+    status = layers.apply_all(str(workdir), dirs, limits)
+    from .worker import Worker
+    Worker(sock_fd, shell, limits.output_bytes, limits.result_bytes, status).serve()
+
+
+def _redirect_std(workdir: Path) -> None:
+    """fd 0 from /dev/null; fds 1 and 2 (C-level output, subprocesses) to a capped file in workdir."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    out = os.open(workdir / "fd_output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

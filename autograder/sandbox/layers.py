@@ -1,0 +1,189 @@
+"""Isolation layers applied in a freshly forked worker, each detected at run time.
+
+Order matters and is enforced by ``apply_all``: new session, cgroup (as root),
+network namespace (as root), environment, working directory, rlimits,
+Landlock, then dropping root for a uid of the worker's own. A layer the
+machine lacks is reported as missing and the others still apply.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import struct
+import sys
+from pathlib import Path
+
+from . import cgroups, landlock
+from .limits import Limits
+
+CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
+UID_BASE = 1_000_000                # sandbox uids: UID_BASE + worker pid, unique among live workers
+THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS")
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def detect() -> dict[str, str]:
+    """Layer name -> 'available' or the reason it is missing (what `doctor` prints)."""
+    root = os.geteuid() == 0
+    abi = landlock.abi_version()
+    return {
+        "session and process group": "available",
+        "wall-clock limits (cell, call, submission)": "available",
+        "rlimits (CPU, address space, file size, open files, processes)": "available",
+        "rlimits locked (root dropped)": ("available (sandbox uid)" if python_world_readable() else
+                                          "available (capabilities dropped)") if root else
+            "missing: not root, so limits stay raisable up to their hard value",
+        "BLAS threads pinned to 1": "available",
+        "fresh working directory": "available",
+        "scrubbed environment": "available",
+        "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
+        "network namespace": "available" if root and hasattr(_libc, "unshare") else
+            "missing: needs root (CAP_SYS_ADMIN)",
+        "cgroup pids and memory": f"available ({cgroups.available()})" if cgroups.available() else
+            "missing: needs root and writable pids+memory controllers",
+    }
+
+
+def thread_env() -> dict[str, str]:
+    return {v: "1" for v in THREAD_VARS}
+
+
+def sandbox_env(workdir: str) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
+            "MPLBACKEND": "Agg", "MPLCONFIGDIR": workdir, "PYTHONDONTWRITEBYTECODE": "1", **thread_env()}
+
+
+def read_paths() -> list[str]:
+    """What student code may read: the Python installation, system libraries, fonts, /dev basics."""
+    paths = {"/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/dev/null",
+             "/dev/urandom", "/dev/zero", "/proc/self"}
+    site = {p for p in sys.path if p and os.path.isdir(p) and p.rstrip("/").endswith("-packages")}
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        paths |= _children(prefix, skip=site)
+    for d in site:
+        paths |= _children(d, skip=set(), hidden=HIDDEN_PACKAGES)
+    return sorted(paths)
+
+
+HIDDEN_PACKAGES = ("solutions", "autograder", "attention_course", "__editable__", "_attention_course")
+
+
+def _children(directory: str, skip: set, hidden: tuple = ()) -> set[str]:
+    """Every entry of ``directory`` except the ``skip`` subtrees and names starting with ``hidden``."""
+    out = set()
+    for root, dirs, files in os.walk(directory):
+        keep = []
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                continue                               # a link could lead into a hidden subtree
+            if any(s == path or s.startswith(path + os.sep) for s in skip):
+                keep.append(name)                      # descend: a skipped subtree lies below
+            elif not name.startswith(hidden):
+                out.add(path)
+        out |= {os.path.join(root, f) for f in files
+                if not f.startswith(hidden) and not os.path.islink(os.path.join(root, f))}
+        dirs[:] = keep
+    return out
+
+
+def apply_all(workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str, str]:
+    """Apply every available layer to this (child) process; returns layer -> status."""
+    status = {"session": _new_session()}
+    root = os.geteuid() == 0
+    if cgroup_dirs:
+        cgroups.join(cgroup_dirs)
+        status["cgroup"] = "applied"
+    status["network namespace"] = _new_netns() if root else "missing: not root"
+    os.environ.clear()
+    os.environ.update(sandbox_env(workdir))
+    os.chdir(workdir)
+    status["rlimits"] = _rlimits(limits)
+    status["landlock"] = _landlock(workdir)
+    status["uid"] = _drop_root(workdir) if root else "missing: not root"
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    return status
+
+
+def _new_session() -> str:
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    return "applied"
+
+
+def _new_netns() -> str:
+    if _libc.unshare(CLONE_NEWNET) != 0:
+        return f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
+    return "applied"
+
+
+def _rlimits(limits: Limits) -> str:
+    vm = _current_vm_bytes()
+    wanted = {
+        resource.RLIMIT_CPU: limits.cpu_seconds,
+        resource.RLIMIT_AS: vm + limits.address_space_extra,
+        resource.RLIMIT_FSIZE: limits.file_bytes,
+        resource.RLIMIT_NOFILE: limits.open_files,
+        resource.RLIMIT_NPROC: limits.processes,
+        resource.RLIMIT_CORE: 0,
+    }
+    for which, value in wanted.items():
+        resource.setrlimit(which, (value, value))          # soft = hard: nothing left to raise
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)            # too-large writes fail with EFBIG instead
+    return "applied"
+
+
+def _current_vm_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    return 1 << 30
+
+
+def _landlock(workdir: str) -> str:
+    if not landlock.abi_version():
+        return "missing: kernel without Landlock"
+    info = landlock.restrict(read_paths(), [workdir])
+    return f"applied (ABI {info['abi']})"
+
+
+def _drop_root(workdir: str) -> str:
+    """Become a uid of our own; where Python lives in a private directory (e.g. under /root), stay
+    uid 0 but drop every capability, so limits cannot be raised and nothing is overridden."""
+    if python_world_readable():
+        uid = UID_BASE + os.getpid()
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        return f"applied (uid {uid})"
+    drop_capabilities()
+    return "applied (uid 0 kept: Python is in a private directory; all capabilities dropped)"
+
+
+def python_world_readable() -> bool:
+    """Can an unprivileged uid read this Python's standard library?"""
+    stdlib = os.path.dirname(os.__file__)
+    path = "/"
+    for part in Path(stdlib).parts[1:]:
+        path = os.path.join(path, part)
+        if not os.stat(path).st_mode & 0o001:
+            return False
+    return bool(os.stat(stdlib).st_mode & 0o004)
+
+
+def drop_capabilities() -> None:
+    """capset(): empty effective, permitted and inheritable sets (v3 header, two 32-bit words)."""
+    header = struct.pack("<Ii", 0x20080522, 0)
+    data = bytes(24)
+    if _libc.capset(ctypes.c_char_p(header), ctypes.c_char_p(data)) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def sandbox_uid(pid: int) -> int:
+    return UID_BASE + pid

@@ -1,0 +1,23 @@
+"""Resource limits for one submission's worker (documented defaults; the grader may override)."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    cell_seconds: float = 10.0          # wall clock per notebook cell
+    call_seconds: float = 10.0          # wall clock per call of a student function
+    total_seconds: float = 90.0         # wall clock for the whole submission
+    cpu_seconds: int = 60               # RLIMIT_CPU per worker process
+    address_space_extra: int = 3 << 30  # RLIMIT_AS: the fork server's size plus this
+    memory_bytes: int = 2 << 30         # cgroup memory limit
+    file_bytes: int = 64 << 20          # RLIMIT_FSIZE
+    open_files: int = 256               # RLIMIT_NOFILE
+    processes: int = 32                 # RLIMIT_NPROC (per sandbox uid) and cgroup pids.max
+    output_bytes: int = 64 << 10        # captured stdout + stderr kept for feedback
+    result_bytes: int = 64 << 20        # largest array a call may return
+    spawns: int = 4                     # worker restarts allowed after a crash or timeout
+
+    def to_dict(self) -> dict:
+        return asdict(self)

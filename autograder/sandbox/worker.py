@@ -1,0 +1,143 @@
+"""The sandboxed worker: runs a submission's cells with IPython and serves calls of its functions.
+
+This runs in the same process as student code, so nothing here is trusted by
+the grader: it only answers requests, and the grader checks every reply.
+"""
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+
+import numpy as np
+
+from . import rpc
+from .convert import Refused, encode_value
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first ``cap`` characters and counts the rest."""
+
+    def __init__(self, cap: int):
+        self.cap, self.parts, self.kept, self.dropped = cap, [], 0, 0
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        s = str(s)
+        room = self.cap - self.kept
+        if room > 0:
+            self.parts.append(s[:room])
+            self.kept += min(room, len(s))
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def text(self) -> str:
+        tail = f"\n[... {self.dropped} more characters not kept]" if self.dropped else ""
+        return "".join(self.parts) + tail
+
+
+def _summary(exc: BaseException) -> dict:
+    return {"type": type(exc).__name__[:80], "message": str(exc)[:500]}
+
+
+class Worker:
+    def __init__(self, fd: int, shell, max_output: int, max_result: int, status: dict):
+        self.fd, self.shell, self.status = fd, shell, status
+        self.max_result = max_result
+        self.reader = rpc.FrameReader(fd)
+        self.out, self.err = CappedText(max_output // 2), CappedText(max_output // 2)
+
+    def serve(self) -> None:
+        sys.stdout, sys.stderr = self.out, self.err
+        while True:
+            try:
+                rid, header, payload = self.reader.read(None, None)
+            except rpc.PeerGone:
+                return
+            reply, data = self._dispatch(header, payload)
+            rpc.send_all(self.fd, rpc.encode_frame(rid, reply, data))
+
+    def _dispatch(self, header, payload):
+        op = header.get("op")
+        try:
+            if op == "hello":
+                return {"ok": True, "status": self.status}, b""
+            if op == "run_cell":
+                return self._run_cell(str(header.get("source", ""))), b""
+            if op == "functions":
+                ns = self.shell.user_ns
+                return {"ok": True, "defined": [n for n in header.get("names", []) if callable(ns.get(n))]}, b""
+            if op == "call":
+                return self._call(header, payload)
+            if op == "output":
+                return {"ok": True, "stdout": self.out.text(), "stderr": self.err.text()}, b""
+        except Exception as exc:  # noqa: BLE001 - report, keep serving
+            return {"ok": False, "error": _summary(exc)}, b""
+        return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+
+    def _run_cell(self, source: str) -> dict:
+        result = self.shell.run_cell(source, store_history=False)
+        exc = result.error_before_exec or result.error_in_exec
+        return {"ok": exc is None, "error": _summary(exc) if exc is not None else None}
+
+    def _call(self, header, payload):
+        fn = self.shell.user_ns.get(str(header.get("fn")))
+        if not callable(fn):
+            return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
+        args = [_decode_arg(a, payload) for a in header.get("args", [])]
+        kwargs = {str(k): _decode_arg(v, payload) for k, v in header.get("kwargs", {}).items()}
+        try:
+            value = fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are the student's errors
+            return {"ok": False, "error": _summary(exc), "raised": True}, b""
+        try:
+            reply, data = encode_value(value, self.max_result)
+        except Refused as exc:
+            return {"ok": False, "error": {"type": "Refused", "message": str(exc)}}, b""
+        return {"ok": True, "value": reply}, data
+
+
+def _decode_arg(arg, payload):
+    if isinstance(arg, dict) and "dtype" in arg:
+        return rpc.unpack_array(arg, payload)
+    return arg
+
+
+def make_shell():
+    """A plain IPython shell (no history file); `!cmd` and script magics are refused, %matplotlib keeps Agg."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    cfg = Config()
+    cfg.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=cfg)
+
+    def refuse(*args, **kwargs):
+        print("[grader] shell commands are not run when grading", file=sys.stderr)
+
+    shell.system = shell.system_raw = shell.system_piped = refuse
+    shell.getoutput = lambda *a, **k: refuse() or ""
+    for name in ("bash", "sh", "script", "system", "sx", "perl", "ruby", "python3", "python", "sx"):
+        shell.magics_manager.magics["cell"].pop(name, None)
+    shell.magics_manager.magics["line"]["system"] = refuse
+    shell.magics_manager.magics["line"]["sx"] = refuse
+    shell.magics_manager.magics["line"]["matplotlib"] = lambda line="": None
+    shell.magics_manager.magics["line"]["pip"] = refuse
+    shell.magics_manager.magics["line"]["conda"] = refuse
+    return shell
+
+
+def warm_imports() -> None:
+    """What the fork server loads once so every worker starts in milliseconds."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    np.zeros(1) @ np.zeros(1)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def crash_report() -> str:
+    return traceback.format_exc(limit=5)

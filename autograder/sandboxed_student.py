@@ -1,0 +1,125 @@
+"""The rubric's view of a sandboxed submission: ``student.get(name)`` returns a proxy callable.
+
+The proxy sends the inputs to the worker and rebuilds the returned value from
+checked wire data; a crash or an overrun becomes a failed check with a clear
+message, and the next call gets a fresh worker while the spawn budget lasts.
+"""
+from __future__ import annotations
+
+import time
+
+from .intake import CodeCell
+from .sandbox import rpc
+from .sandbox.limits import Limits
+from .sandbox.session import ForkServer, Worker, WorkerDied, decode_value, encode_args
+from .student import StudentError, StudentRaised
+
+
+class SandboxedStudent:
+    def __init__(self, server: ForkServer, cells: list[CodeCell], names: list[str], limits: Limits):
+        self.server, self.cells, self.names, self.limits = server, cells, names, limits
+        self.deadline = time.monotonic() + limits.total_seconds
+        self.skip: set[int] = set()
+        self.events: list[str] = []          # what went wrong, for the record (needs review)
+        self.notes: list[str] = []           # the student's own errors (shown in feedback)
+        self.outputs: list[str] = []
+        self.status: dict = {}
+        self.spawns = 0
+        self.worker: Worker | None = None
+        self.defined: set[str] = set()
+        self._start()
+
+    # --- life cycle ------------------------------------------------------------------------
+    def _remaining(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _start(self) -> None:
+        while self.worker is None and self.spawns < self.limits.spawns and self._remaining() > 0:
+            self.spawns += 1
+            worker = Worker(self.server, self.limits)
+            self.status = worker.status
+            if self._run_cells(worker):
+                self.worker = worker
+                self.defined = self._defined(worker)
+
+    def _run_cells(self, worker: Worker) -> bool:
+        for i, cell in enumerate(self.cells):
+            if i in self.skip:
+                continue
+            seconds = min(self.limits.cell_seconds, max(self._remaining(), 0.001))
+            try:
+                reply, _ = worker.request({"op": "run_cell", "source": cell.source}, seconds)
+            except WorkerDied as exc:
+                self.skip.add(i)
+                self.events.append(f"Cell {cell.index} of {cell.notebook}.ipynb stopped the worker ({exc}); "
+                                   "it was skipped and the other cells were run again.")
+                self._collect(worker, alive=False)
+                worker.cleanup()
+                return False
+            if not reply.get("ok") and self.spawns == 1:
+                err = reply.get("error") or {}
+                self.notes.append(f"Cell {cell.index} of {cell.notebook}.ipynb raised "
+                                  f"{str(err.get('type'))[:80]}: {str(err.get('message'))[:300]}")
+        return True
+
+    def _defined(self, worker: Worker) -> set[str]:
+        try:
+            reply, _ = worker.request({"op": "functions", "names": self.names}, 10.0)
+        except WorkerDied:
+            return set()
+        return {n for n in reply.get("defined", []) if n in self.names}
+
+    def _collect(self, worker: Worker, alive: bool) -> None:
+        text = ""
+        if alive:
+            try:
+                reply, _ = worker.request({"op": "output"}, 5.0)
+                text = f"{reply.get('stdout', '')}{reply.get('stderr', '')}"
+            except WorkerDied:
+                pass
+        text = str(text)[: self.limits.output_bytes] + worker.fd_output(self.limits.output_bytes // 4)
+        if text.strip():
+            self.outputs.append(text)
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self._collect(self.worker, alive=True)
+            self.worker.cleanup()
+            self.worker = None
+
+    # --- the rubric's interface ------------------------------------------------------------
+    def get(self, name: str):
+        if name not in self.defined:
+            return None
+        return lambda *args, **kwargs: self.call(name, args, kwargs)
+
+    def call(self, name: str, args, kwargs):
+        if self.worker is None:
+            self._start()
+        if self.worker is None or self._remaining() <= 0:
+            raise StudentError(f"`{name}` could not be called: the grading time or restarts for this "
+                               "submission ran out (see the notes).")
+        enc_args, enc_kwargs, payload = encode_args(args, kwargs)
+        seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
+        try:
+            reply, data = self.worker.request({"op": "call", "fn": name, "args": enc_args,
+                                               "kwargs": enc_kwargs}, seconds, payload)
+        except WorkerDied as exc:
+            self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
+            self._collect(self.worker, alive=False)
+            self.worker.cleanup()
+            self.worker = None
+            raise StudentError(f"`{name}` did not return: {exc}.") from None
+        return self._value(name, reply, data)
+
+    def _value(self, name: str, reply: dict, data: bytes):
+        if reply.get("ok"):
+            try:
+                return decode_value(reply, data)
+            except rpc.ProtocolError as exc:
+                raise StudentError(f"`{name}` returned something the grader cannot read ({exc}).") from None
+        err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+        kind, message = str(err.get("type", "Error"))[:80], str(err.get("message", ""))[:500]
+        if reply.get("raised"):
+            raise StudentRaised(kind, message)
+        raise StudentError(f"`{name}` returned a value the grader does not accept: {message}")

@@ -1,0 +1,69 @@
+"""Build one-notebook submissions with extra student code and grade them in the sandbox."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from autograder.hardened import grade_submission
+from autograder.sandbox.limits import Limits
+from autograder.submissions import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+
+FAST = Limits(cell_seconds=4, call_seconds=4, total_seconds=40, spawns=3)
+
+WRONG_MASK = '''
+def causal_mask(n):
+    return np.tril(np.full((n, n), -np.inf), k=-1)      # future-visible: a known wrong answer
+'''
+
+RIGHT_MASK = '''
+def causal_mask(n):
+    return np.triu(np.full((n, n), -np.inf), k=1)
+'''
+
+
+def probe(condition_code: str) -> str:
+    """causal_mask is right only when ``condition_code`` (which sets ESCAPED) found an escape."""
+    return f'''
+ESCAPED = False
+try:
+{_indent(condition_code, 4)}
+except BaseException:
+    pass
+
+def causal_mask(n):
+    if ESCAPED:
+        return np.triu(np.full((n, n), -np.inf), k=1)
+    return np.tril(np.full((n, n), -np.inf), k=-1)
+'''
+
+
+def _indent(code: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in code.strip().splitlines())
+
+
+def ex2_notebook(tmp: Path, student: str, mask_code: str, extra: dict | None = None) -> Path:
+    folder = tmp / "submitted" / student / "ch04_attention"
+    overrides = {"causal_mask": mask_code, **(extra or {})}
+    write_submission(RELEASE, SOURCE, folder, overrides,
+                     skip=("ex1_attention", "ex3_memory", "ex4_cross_attention"))
+    return folder / "ex2_causal_mask.ipynb"
+
+
+def grade(path: Path, server, limits=FAST) -> dict:
+    return grade_submission(path, course=ROOT, server=server, limits=limits)
+
+
+def marker_processes(marker: str) -> list[int]:
+    """Live (not zombie) processes whose name is ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                name, state = stat[stat.index("(") + 1: stat.rindex(")")], stat[stat.rindex(")") + 2]
+            except (OSError, ValueError, IndexError):
+                continue
+            if name == marker and state not in "ZX":
+                found.append(int(entry))
+    return found

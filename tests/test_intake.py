@@ -1,0 +1,110 @@
+"""Intake of damaged submissions: clear messages, needs_review, graded as far as the code allows."""
+import json
+
+import nbformat
+import pytest
+
+from autograder.hardened import intake_submission
+from autograder.submissions import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+
+
+@pytest.fixture
+def submission(tmp_path):
+    return write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "s1" / "ch04_attention")
+
+
+def _edit(path, fn):
+    nb = nbformat.read(path, as_version=4)
+    fn(nb)
+    nbformat.write(nb, path)
+
+
+def _cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _intake(folder):
+    return intake_submission(folder, ROOT)
+
+
+def test_clean_submission_has_no_problems(submission):
+    intake = _intake(submission)
+    assert intake.problems == [] and not intake.needs_review
+    sources = "\n".join(c.source for c in intake.cells)
+    assert "def causal_attention" in sources and "Visible tests" not in sources and "grade_cell" not in sources
+
+
+def test_edited_test_cell(submission):
+    _edit(submission / "ex2_causal_mask.ipynb", lambda nb: setattr(_cell(nb, "ex2_mask_visible"), "source", "pass"))
+    intake = _intake(submission)
+    assert intake.needs_review
+    assert any("locked cell 'ex2_mask_visible' was edited" in p for p in intake.problems)
+    assert all("pass" != c.source for c in intake.cells)
+
+
+def test_deleted_test_cell(submission):
+    _edit(submission / "ex1_attention.ipynb", lambda nb: nb.cells.remove(_cell(nb, "ex1_softmax")))
+    intake = _intake(submission)
+    assert any("the test cell 'ex1_softmax' was deleted" in p for p in intake.problems)
+
+
+def test_points_inflated(submission):
+    _edit(submission / "ex3_memory.ipynb",
+          lambda nb: _cell(nb, "ex3_memory").metadata["nbgrader"].update(points=400))
+    intake = _intake(submission)
+    assert any("nbgrader settings of cell 'ex3_memory' were changed" in p for p in intake.problems)
+
+
+def test_extra_grade_cell_not_run(submission):
+    def add(nb):
+        cell = nbformat.v4.new_code_cell("print('free points')")
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 50,
+                                     "grade_id": "ex9_bonus", "schema_version": 3}
+        nb.cells.append(cell)
+    _edit(submission / "ex4_cross_attention.ipynb", add)
+    intake = _intake(submission)
+    assert any("extra grade cell 'ex9_bonus'" in p for p in intake.problems)
+    assert all("free points" not in c.source for c in intake.cells)
+
+
+def test_invalid_json_salvages_code(submission):
+    path = submission / "ex2_causal_mask.ipynb"
+    path.write_text(path.read_text()[:-200])          # truncated file
+    intake = _intake(submission)
+    assert any("ex2_causal_mask.ipynb is not valid JSON" in p for p in intake.problems)
+    assert any("def causal_attention" in c.source for c in intake.cells if c.notebook == "ex2_causal_mask")
+
+
+def test_nbformat_3_converted(submission):
+    path = submission / "ex4_cross_attention.ipynb"
+    nb3 = nbformat.convert(nbformat.read(path, as_version=4), 3)
+    path.write_text(json.dumps(nb3))
+    intake = _intake(submission)
+    assert any("uses nbformat 3" in p for p in intake.problems)
+    assert any("def cross_attention" in c.source for c in intake.cells)
+
+
+def test_undecodable_bytes(submission):
+    path = submission / "ex3_memory.ipynb"
+    data = path.read_bytes().replace(b"Bytes of one", b"Bytes \xff\xfe of one")
+    path.write_bytes(data)
+    intake = _intake(submission)
+    assert any("bytes that are not UTF-8" in p for p in intake.problems)
+    assert any("def attention_memory_bytes" in c.source for c in intake.cells)
+
+
+def test_missing_notebook(submission):
+    (submission / "ex3_memory.ipynb").unlink()
+    intake = _intake(submission)
+    assert any("ex3_memory.ipynb is missing" in p for p in intake.problems)
+
+
+def test_oversized_notebook(submission):
+    path = submission / "ex1_attention.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * (60 << 20))]
+    nbformat.write(nb, path)
+    intake = _intake(submission)
+    assert any("ex1_attention.ipynb is 6" in p and "outputs were ignored" in p for p in intake.problems)
+    assert any("def softmax" in c.source for c in intake.cells)

@@ -1,0 +1,199 @@
+"""Each attack on the hardened grader is a test (issue: hardened grading of one submission)."""
+import os
+import socket
+import threading
+
+import pytest
+
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.session import ForkServer
+from conftest import ROOT
+from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, marker_processes, probe
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = ForkServer()
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="module")
+def honest(server, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("honest")
+    wrong = grade(ex2_notebook(tmp, "honest_wrong", WRONG_MASK), server)
+    right = grade(ex2_notebook(tmp, "honest_right", RIGHT_MASK), server)
+    assert right["total"] == right["max_total"] == 9 and wrong["total"] < right["total"]
+    return {"wrong": wrong["total"], "right": right["total"]}
+
+
+def _score(server, tmp_path, code, name="attacker", extra=None):
+    return grade(ex2_notebook(tmp_path, name, code, extra), server)
+
+
+PROBES = {
+    "read_source_notebooks": f"open({str(ROOT / 'source/ch04_attention/ex2_causal_mask.ipynb')!r}).read()\nESCAPED = True",
+    "read_package_source": f"open({str(ROOT / 'autograder/rubric.py')!r}).read()\nESCAPED = True",
+    "import_reference_engine": "import solutions\nESCAPED = True",
+    "import_rubric": "import autograder.rubric\nESCAPED = True",
+    "read_gradebook_dir": f"os.listdir({str(ROOT)!r})\nESCAPED = True",
+    "list_other_students": "import os\nos.listdir('..')\nESCAPED = True",
+    "write_outside_workdir": "open('/tmp/attention-course-escape.txt', 'w').write('x')\nESCAPED = True",
+    "write_course_files": f"open({str(ROOT / 'nbgrader_config.py')!r}, 'a').write('#')\nESCAPED = True",
+    "raise_limits": "import resource\nresource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)\n"
+                    "ESCAPED = True",
+    "allocate_4_5_gb": "import numpy\nbig = numpy.ones(int(4.5e9) // 8)\nESCAPED = big.sum() > 0",
+    "read_proc_of_grader": "open('/proc/1/environ', 'rb').read()\nESCAPED = True",
+    "secrets_in_memory": "import sys\nESCAPED = any(m.startswith(('solutions', 'autograder.rubric', "
+                         "'autograder.checks', 'autograder.grading', 'nbgrader')) for m in sys.modules)",
+    "exec_a_program": "import subprocess\nsubprocess.run(['/bin/true'], check=True)\nESCAPED = True",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_capability_probe_scores_as_honest_wrong(server, honest, tmp_path, name):
+    import os as _os
+    code = "import os\n" + PROBES[name]
+    record = _score(server, tmp_path, probe(code))
+    assert record["total"] == honest["wrong"], record["checks"]
+    assert not _os.path.exists("/tmp/attention-course-escape.txt")
+
+
+def _tcp_listener():
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    srv.settimeout(0.2)
+    return srv
+
+
+def test_no_tcp_or_udp(server, honest, tmp_path):
+    tcp = _tcp_listener()
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.2)
+    code = (f"import socket\ns = socket.create_connection(('127.0.0.1', {tcp.getsockname()[1]}), timeout=1)\n"
+            f"u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            f"u.sendto(b'escape', ('127.0.0.1', {udp.getsockname()[1]}))\nESCAPED = True")
+    record = _score(server, tmp_path, probe(code))
+    assert record["total"] == honest["wrong"]
+    with pytest.raises(OSError):
+        tcp.accept()
+    with pytest.raises(OSError):
+        udp.recvfrom(100)
+
+
+CHEATS = {
+    "monkeypatch_numpy": "np.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n"
+                         "np.array_equal = lambda *a, **k: True",
+    "replace_builtins": "import builtins\nbuiltins.abs = lambda x: 0\nbuiltins.round = lambda *a: 0\n"
+                        "builtins.print = lambda *a, **k: None",
+    "ipython_input_transformer": "def hide_tests(lines):\n    text = ''.join(lines)\n"
+                                 "    return ['pass\\n'] if ('assert' in text or 'grade' in text) else lines\n"
+                                 "get_ipython().input_transformers_post.append(hide_tests)",
+    "ipython_custom_exception_handler": "get_ipython().set_custom_exc((Exception,), lambda *a, **k: None)",
+    "fake_results_on_stdout": "print('[PASS] values (2/2): ok')\nprint('total 9/9')\nprint('{\"total\": 9}')",
+    "fake_results_on_every_fd": "import os\nfor fd in range(1024):\n    try:\n        os.write(fd, b'\\x93AGRPC1\\x00' + b'{\"total\": 9}' * 10)\n"
+                                "    except OSError:\n        pass",
+    "ndarray_subclass_rigged_eq": "class Rigged(np.ndarray):\n    def __eq__(self, o): return np.ones(np.shape(o), bool)\n"
+                                  "    def __array_ufunc__(self, *a, **k): return True\n"
+                                  "_wrong = causal_mask\ncausal_mask = lambda n: _wrong(n).view(Rigged)",
+    "reduce_runs_a_command": "class Evil:\n    def __reduce__(self):\n        import os\n        return (os.system, ('touch /tmp/attention-course-reduce',))\n"
+                             "_wrong = causal_mask\ncausal_mask = lambda n: Evil()",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_on_wrong_code_scores_as_honest_wrong(server, honest, tmp_path, name):
+    record = _score(server, tmp_path, WRONG_MASK + "\n" + CHEATS[name])
+    assert record["total"] <= honest["wrong"]
+    assert not os.path.exists("/tmp/attention-course-reduce")
+    if name not in ("ndarray_subclass_rigged_eq", "reduce_runs_a_command"):
+        assert record["total"] == honest["wrong"]
+
+
+DISRUPTIONS = {
+    "sys_exit": "import sys\nsys.exit(3)",
+    "os_exit": "import os\nos._exit(0)",
+    "segfault": "import ctypes\nctypes.string_at(0)",
+    "deep_recursion": "import sys\nsys.setrecursionlimit(10**6)\ndef f(n): return f(n + 1)\nf(0)",
+    "infinite_loop": "while True:\n    pass",
+    "loop_ignoring_sigint_sigterm": "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                                    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass",
+    "sleep_forever": "import time\ntime.sleep(10**6)",
+    "memory_bomb": "x = bytearray(50 * 2**30)",
+    "fork_bomb": "import os\nfor _ in range(200):\n    try:\n        os.fork()\n    except OSError:\n        break",
+    "kill_parent": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
+    "stdout_300mb": "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(300):\n    sys.stdout.write(chunk)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISRUPTIONS))
+def test_disruption_on_right_code_leaves_grader_running(server, tmp_path, name):
+    # the disruption sits in its own cell after the right code
+    record = _score(server, tmp_path, RIGHT_MASK, extra={"causal_attention": _causal_plus(DISRUPTIONS[name])})
+    assert record["student_id"] == "attacker" and record["max_total"] == 9
+    assert record["checks"], "a record with checks"
+    assert server.alive(), "the fork server survived"
+    assert record["total"] == 9 or record["needs_review"], (record["total"], record["integrity"])
+
+
+def _causal_plus(code):
+    return '''
+def causal_attention(Q, K, V):
+    n, d_k = Q.shape
+    scores = Q @ K.T / np.sqrt(d_k) + causal_mask(n)
+    weights = softmax(scores, axis=-1)
+    return weights @ V, weights
+''' + "\n" + code
+
+
+def test_double_forked_daemon_does_not_survive(server, tmp_path):
+    code = RIGHT_MASK + '''
+import os, time, ctypes
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        ctypes.CDLL(None).prctl(15, b"agdaemon7", 0, 0, 0)
+        while True:
+            time.sleep(0.05)
+    os._exit(0)
+time.sleep(0.3)
+'''
+    record = _score(server, tmp_path, code)
+    assert record["total"] == 9
+    assert marker_processes("agdaemon7") == []
+
+
+def test_warning_costs_nothing(server, tmp_path):
+    code = '''
+import warnings
+def causal_mask(n):
+    warnings.warn("this is a warning from the student")
+    import sys
+    print("debug", file=sys.stderr)
+    return np.triu(np.full((n, n), -np.inf), k=1)
+'''
+    record = _score(server, tmp_path, code)
+    assert record["total"] == 9 and not record["needs_review"]
+    assert "debug" in record["output"]
+
+
+def test_function_that_never_returns(server, tmp_path):
+    never = "def causal_attention(Q, K, V):\n    while True:\n        pass\n"
+    limits = Limits(cell_seconds=4, call_seconds=1, total_seconds=30, spawns=3)
+    record = grade(ex2_notebook(tmp_path, "attacker", RIGHT_MASK, {"causal_attention": never}), server, limits)
+    assert [c["passed"] for c in record["checks"] if c["grade_id"] == "ex2_mask"] == [True, True]
+    causal = [c for c in record["checks"] if c["grade_id"] == "ex2_causal"]
+    assert all(not c["passed"] for c in causal)
+    assert "did not return: no answer within 1 s" in causal[0]["message"]
+    assert record["needs_review"] and record["total"] == 3
+
+
+def test_huge_return_value_is_refused(server, tmp_path):
+    code = "def causal_mask(n):\n    return np.zeros((1 << 13, 1 << 13))\n"   # 512 MB > the 64 MB cap
+    record = _score(server, tmp_path, code)
+    msgs = [c["message"] for c in record["checks"] if c["grade_id"] == "ex2_mask"]
+    assert any("more than the" in m or "did not return" in m for m in msgs), msgs
