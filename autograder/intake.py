@@ -8,6 +8,7 @@ whatever code can still be recovered is graded.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -60,7 +61,13 @@ def _norm(text: str) -> str:
 
 
 def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCell]:
-    """grade_id -> the locked/graded cells a submission must keep unchanged."""
+    """grade_id -> the locked/graded cells a submission must keep unchanged (cached per file version)."""
+    key = tuple((str(p), p.stat().st_mtime_ns) for p in (source_nb, release_nb) if p and p.exists())
+    return _expected_cells(source_nb, release_nb, key)
+
+
+@functools.lru_cache(maxsize=32)
+def _expected_cells(source_nb: Path, release_nb: Path | None, key: tuple) -> dict[str, TestCell]:
     src = nbformat.read(source_nb, as_version=4)
     shown = {}
     if release_nb and release_nb.exists():

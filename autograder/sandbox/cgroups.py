@@ -84,7 +84,7 @@ def kill_all(dirs: list[Path], timeout: float = 5.0) -> bool:
             if time.monotonic() > end:
                 empty = False
                 break
-            time.sleep(0.005)
+            time.sleep(0.001)
         try:
             d.rmdir()
         except OSError:

@@ -27,6 +27,7 @@ def main(argv=None) -> int:
     root = Path(argv[1])
     from .worker import make_shell, warm_imports
     warm_imports()
+    layers.read_paths()                                      # computed once, inherited by every worker
     shell = make_shell()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)          # workers are reaped automatically
     control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())

@@ -8,6 +8,8 @@ machine lacks is reported as missing and the others still apply.
 from __future__ import annotations
 
 import ctypes
+import functools
+import glob
 import os
 import resource
 import signal
@@ -57,37 +59,52 @@ def sandbox_env(workdir: str) -> dict[str, str]:
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": workdir, "PYTHONDONTWRITEBYTECODE": "1", **thread_env()}
 
 
-def read_paths() -> list[str]:
-    """What student code may read: the Python installation, system libraries, fonts, /dev basics."""
+@functools.lru_cache(maxsize=1)
+def read_paths() -> tuple[str, ...]:
+    """What student code may read: the Python installation, system libraries, fonts, /dev basics.
+
+    Never this project's source: a site-packages folder holding one of HIDDEN_PACKAGES (a
+    non-editable install) is listed entry by entry without them. Computed once per fork server.
+    """
     paths = {"/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/dev/null",
              "/dev/urandom", "/dev/zero", "/proc/self"}
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     site = {p for p in sys.path if p and os.path.isdir(p) and p.rstrip("/").endswith("-packages")}
-    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
-        paths |= _children(prefix, skip=site)
+    site |= {p for pre in prefixes for p in glob.glob(os.path.join(pre, "lib*", "python*", "*-packages"))
+             if not os.path.islink(p)}
+    hidden_sites = {d for d in site if any(_is_hidden(n) for n in os.listdir(d))}
+    for prefix in prefixes:
+        paths |= _children(prefix, skip=hidden_sites)
     for d in site:
-        paths |= _children(d, skip=set(), hidden=HIDDEN_PACKAGES)
-    return sorted(paths)
+        inside = any(d.startswith(pre.rstrip(os.sep) + os.sep) for pre in prefixes)
+        if d in hidden_sites:
+            paths |= _children(d, skip=set(), hide=True)
+        elif not inside:
+            paths.add(d)
+    return tuple(sorted(paths))
 
 
-HIDDEN_PACKAGES = ("solutions", "autograder", "attention_course", "__editable__", "_attention_course")
+HIDDEN_PACKAGES = ("solutions", "autograder")
 
 
-def _children(directory: str, skip: set, hidden: tuple = ()) -> set[str]:
-    """Every entry of ``directory`` except the ``skip`` subtrees and names starting with ``hidden``."""
+def _is_hidden(name: str) -> bool:
+    """The package, module or extension of this project's own code (not its dist-info metadata)."""
+    return name.split(".")[0] in HIDDEN_PACKAGES
+
+
+def _children(directory: str, skip: set, hide: bool = False) -> set[str]:
+    """``directory`` itself, or, when a ``skip`` subtree lies below, its entries minus that subtree."""
+    if not hide and not any(s.startswith(directory.rstrip(os.sep) + os.sep) for s in skip):
+        return {directory}
     out = set()
-    for root, dirs, files in os.walk(directory):
-        keep = []
-        for name in dirs:
-            path = os.path.join(root, name)
-            if os.path.islink(path):
-                continue                               # a link could lead into a hidden subtree
-            if any(s == path or s.startswith(path + os.sep) for s in skip):
-                keep.append(name)                      # descend: a skipped subtree lies below
-            elif not name.startswith(hidden):
-                out.add(path)
-        out |= {os.path.join(root, f) for f in files
-                if not f.startswith(hidden) and not os.path.islink(os.path.join(root, f))}
-        dirs[:] = keep
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if path in skip or (hide and _is_hidden(name)) or os.path.islink(path):
+            continue
+        if os.path.isdir(path) and any(s.startswith(path + os.sep) for s in skip):
+            out |= _children(path, skip, hide)
+        else:
+            out.add(path)
     return out
 
 

@@ -113,8 +113,9 @@ class Worker:
 
     def kill(self) -> None:
         """SIGKILL the worker and everything it started; no process survives."""
-        cgroups.kill_all(cgroups.find(self.token))
-        if os.geteuid() == 0:
+        groups = cgroups.find(self.token)
+        emptied = cgroups.kill_all(groups) if groups else False
+        if os.geteuid() == 0 and not emptied:
             _kill_uid(layers.sandbox_uid(self.pid))
         for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
             try:

@@ -1,0 +1,89 @@
+"""The wire format: frames survive junk, and decoding trusts nothing."""
+import os
+import socket
+import sys
+
+import numpy as np
+import pytest
+
+from autograder.sandbox import layers, rpc
+from autograder.sandbox.convert import Refused, encode_value
+from autograder.sandbox.session import decode_value
+
+
+def _pair():
+    a, b = socket.socketpair()
+    return a, b, rpc.FrameReader(a.fileno())
+
+
+def test_roundtrip_arrays_and_scalars():
+    value = (np.arange(6.0).reshape(2, 3), np.float32(2.5), 7, [1.0, 2.0], None, "text")
+    reply, payload = encode_value(value, 1 << 20)
+    out = decode_value({"value": reply}, payload)
+    np.testing.assert_array_equal(out[0], value[0])
+    assert out[1].shape == () and out[1] == 2.5 and out[2] == 7 and out[3][1] == 2.0
+    assert out[4] is None and out[5] == "<a string>"
+
+
+def test_junk_before_reply_is_skipped():
+    a, b, reader = _pair()
+    junk = rpc.MAGIC + b"\xff" * 12 + b"{not json" + rpc.MAGIC + (2**40).to_bytes(8, "little")
+    b.sendall(junk + rpc.encode_frame(99, {"ok": 1}) + rpc.encode_frame(5, {"ok": 2}))
+    rid, header, _ = reader.read(5, None)
+    assert (rid, header) == (5, {"ok": 2})
+
+
+def test_prefix_claiming_huge_payload_does_not_hide_the_real_frame():
+    a, b, reader = _pair()
+    fake = rpc.MAGIC + (7).to_bytes(8, "little") + (2).to_bytes(4, "little") + b"{}" + (100_000).to_bytes(8, "little")
+    b.sendall(fake + rpc.encode_frame(7, {"real": True}))
+    assert reader.read(7, None)[1] == {"real": True}
+
+
+def test_deadline_and_peer_gone():
+    a, b, reader = _pair()
+    import time
+    with pytest.raises(rpc.Deadline):
+        reader.read(1, time.monotonic() + 0.05)
+    b.close()
+    with pytest.raises(rpc.PeerGone):
+        reader.read(1, time.monotonic() + 1)
+
+
+@pytest.mark.parametrize("desc", [
+    {"dtype": "|O", "shape": [1], "offset": 0, "nbytes": 8},
+    {"dtype": "<f8", "shape": [2], "offset": 0, "nbytes": 8},
+    {"dtype": "<f8", "shape": [-1], "offset": 0, "nbytes": 8},
+    {"dtype": "<f8", "shape": [1], "offset": 4, "nbytes": 8},
+    {"dtype": "<f8", "shape": [True], "offset": 0, "nbytes": 8},
+    "not a dict",
+])
+def test_bad_descriptors_refused(desc):
+    with pytest.raises(rpc.ProtocolError):
+        rpc.unpack_array(desc, b"\x00" * 8)
+
+
+def test_worker_refuses_subclasses_objects_and_huge_results():
+    class Sub(np.ndarray):
+        pass
+    for bad in (np.zeros(2).view(Sub), np.array([None]), object(), {"a": 1}):
+        with pytest.raises(Refused):
+            encode_value(bad, 1 << 20)
+    with pytest.raises(Refused, match="MiB"):
+        encode_value(np.zeros(1 << 18), 1 << 20)
+
+
+def test_sandbox_read_paths_hide_this_project(tmp_path, monkeypatch):
+    site = tmp_path / "lib" / "python3" / "site-packages"
+    (site / "solutions").mkdir(parents=True)
+    (site / "numpy").mkdir()
+    (site / "autograder-0.1.dist-info").mkdir()
+    monkeypatch.setattr(sys, "path", [*sys.path, str(site)])
+    layers.read_paths.cache_clear()
+    try:
+        paths = layers.read_paths()
+    finally:
+        layers.read_paths.cache_clear()
+    assert str(site / "numpy") in paths and str(site / "solutions") not in paths and str(site) not in paths
+    root = os.path.dirname(os.path.dirname(os.path.abspath(layers.__file__)))
+    assert not any(p == root or p.startswith(os.path.join(root, "solutions")) for p in paths)
