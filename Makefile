@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test release clean-venv
+.PHONY: demo test release browser clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,12 @@ $(VENV)/.dev-installed: pyproject.toml | $(PY)
 demo: $(VENV)/.run-installed
 	$(PY) -m autograder demo
 
-test: $(VENV)/.dev-installed
+# Debian's chromium for the browser tests (playwright drives it; it never downloads a browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(VENV)/.dev-installed browser
 	$(PY) -m pytest --nbval-lax --nbval-current-env tests source/ch04_attention
 
 release: $(VENV)/.run-installed

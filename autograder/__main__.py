@@ -6,8 +6,23 @@ import sys
 
 
 def _demo(args) -> int:
-    from solutions.tour import tour
-    print(tour())
+    from .demo import run_demo
+    run_demo(workers=args.workers)
+    return 0
+
+
+def _grade(args) -> int:
+    from .batch import grade_batch
+    from .records import OutputError
+    try:
+        result = grade_batch(course=args.course, assignment=args.assignment, out=args.out,
+                             workers=args.workers, resume=args.resume, scheduler=args.scheduler,
+                             students=args.student or None)
+    except (OutputError, ValueError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
+          f"report: {result.out / 'report.html'}")
     return 0
 
 
@@ -39,8 +54,18 @@ def _doctor(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="the README's main job")
+    demo = sub.add_parser("demo", help="the README's main job: grade the bundled sample class")
+    demo.add_argument("--workers", type=int, default=None)
     demo.set_defaults(func=_demo)
+    grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
+    grade.add_argument("--course", default=".")
+    grade.add_argument("--assignment", default="ch04_attention")
+    grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
+    grade.add_argument("--workers", type=int, default=None, help="parallel graders (default: cores)")
+    grade.add_argument("--resume", action="store_true", help="skip students whose record is complete")
+    grade.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
+    grade.add_argument("--student", nargs="*", default=None, help="grade only these students")
+    grade.set_defaults(func=_grade)
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")
     check.add_argument("--json", action="store_true", help="print the result record as JSON")

@@ -109,7 +109,8 @@ def _parse(text: str, name: str, intake: Intake) -> dict | None:
         sources = _salvage(text)
         intake.damage(f"{name}.ipynb is not valid JSON ({exc}); code was recovered from {len(sources)} "
                       "cell(s) and graded.")
-        return {"nbformat": 4, "cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}
+        return {"nbformat": 4, "salvaged": True,
+                "cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}
     if not isinstance(data, dict):
         intake.damage(f"{name}.ipynb is not a notebook (its JSON is not an object).")
         return None
@@ -157,6 +158,8 @@ def collect_cells(nb: dict, name: str, expected: dict[str, TestCell], intake: In
         elif _norm(source) in {_norm(t.text) for t in expected.values() if not t.meta[1]}:
             continue                                       # a test cell without its metadata
         intake.cells.append(CodeCell(name, index, source))
+    if nb.get("salvaged"):
+        return                                             # cell metadata was lost with the JSON
     for gid in sorted(set(expected) - seen):
         kind = "test" if expected[gid].meta[0] else "exercise" if expected[gid].meta[1] else "read-only"
         intake.damage(f"{name}.ipynb: the {kind} cell '{gid}' was deleted.")

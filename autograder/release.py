@@ -14,8 +14,12 @@ from .nbgrader_cli import run_nbgrader
 from .seeds import ASSIGNMENT_ID
 
 
-def generate_release(course: Path, dest: Path | None = None, assignment: str = ASSIGNMENT_ID) -> Path:
-    """Write ``dest`` (default ``course/release/<assignment>``) from ``course/source/<assignment>``."""
+def generate_release(course: Path, dest: Path | None = None, assignment: str = ASSIGNMENT_ID,
+                     db_url: str | None = None) -> Path:
+    """Write ``dest`` (default ``course/release/<assignment>``) from ``course/source/<assignment>``.
+
+    ``db_url`` names the gradebook nbgrader records the assignment in (default: a throw-away one).
+    """
     course = Path(course).resolve()
     dest = Path(dest) if dest else course / "release" / assignment
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
@@ -25,7 +29,8 @@ def generate_release(course: Path, dest: Path | None = None, assignment: str = A
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         run_nbgrader(["generate_assignment", "--force", f"--CourseDirectory.assignment_id={assignment}",
                       "--log-level=WARN", f"--CourseDirectory.root={work}",
-                      f"--CourseDirectory.db_url=sqlite:///{work}/gradebook.db"], work, "generate_assignment")
+                      f"--CourseDirectory.db_url={db_url or f'sqlite:///{work}/gradebook.db'}"],
+                     work, "generate_assignment")
         if dest.exists():
             shutil.rmtree(dest)
         shutil.copytree(work / "release" / assignment, dest)

@@ -36,7 +36,11 @@ class SandboxedStudent:
     def _start(self) -> None:
         while self.worker is None and self.spawns < self.limits.spawns and self._remaining() > 0:
             self.spawns += 1
-            worker = Worker(self.server, self.limits)
+            try:
+                worker = Worker(self.server, self.limits)
+            except (RuntimeError, WorkerDied) as exc:
+                self.events.append(f"The sandbox could not start a worker ({exc}).")
+                return
             self.status = worker.status
             if self._run_cells(worker):
                 self.worker = worker

@@ -178,7 +178,7 @@ def _drop_root(workdir: str) -> str:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
-        return f"applied (uid {uid})"
+        return "applied (a uid of its own)"
     drop_capabilities()
     return "applied (uid 0 kept: Python is in a private directory; all capabilities dropped)"
 

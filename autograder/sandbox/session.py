@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,6 +47,7 @@ class ForkServer:
         theirs.close()
         self.control = ours
         self.control.settimeout(60)
+        self.lock = threading.Lock()                         # one spawn at a time (Dask runs threads)
         hello = json.loads(self.control.recv(65536) or b"{}")
         if not hello.get("ready"):
             raise RuntimeError("the sandbox fork server did not start")
@@ -54,8 +56,12 @@ class ForkServer:
         grader_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict()}).encode()
-            socket.send_fds(self.control, [request], [worker_end.fileno()])
-            reply = json.loads(self.control.recv(65536) or b"{}")
+            with self.lock:
+                socket.send_fds(self.control, [request], [worker_end.fileno()])
+                reply = json.loads(self.control.recv(65536) or b"{}")
+        except OSError as exc:
+            grader_end.close()
+            raise RuntimeError(f"the sandbox fork server is not answering ({exc})") from None
         finally:
             worker_end.close()
         if "pid" not in reply:

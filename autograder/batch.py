@@ -1,0 +1,148 @@
+"""Grade a whole class: parallel, resumable, one bad submission never stops the batch.
+
+Each submission is graded by ``grade_one`` in a worker process of a local
+process pool or on a Dask distributed cluster (the same function either way);
+each process keeps one sandbox fork server. Every finished record is written
+atomically at once, so a killed batch resumes where it stopped.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+
+from .progress import Progress
+from .records import read_record, write_record
+from .seeds import ASSIGNMENT_ID
+
+_SERVER = None
+_SERVER_LOCK = threading.Lock()
+
+
+def _server():
+    """This process's fork server, started on first use and replaced if it died."""
+    global _SERVER
+    from .sandbox.session import ForkServer
+    with _SERVER_LOCK:
+        if _SERVER is None or not _SERVER.alive():
+            _SERVER = ForkServer()
+            atexit.register(_SERVER.close)
+        return _SERVER
+
+
+def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> dict:
+    """One student's complete record; never raises (a grader failure becomes a record for review)."""
+    from .hardened import grade_submission
+    from .sandbox.limits import Limits
+    folder = Path(course) / "submitted" / student_id / assignment
+    try:
+        record = grade_submission(folder, course=course, student_id=student_id, server=_server(),
+                                  limits=Limits(**limits) if limits else None, assignment=assignment)
+    except Exception as exc:  # noqa: BLE001 - one submission must not stop the batch
+        record = failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
+                               f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4))
+    record.update(complete=True, assignment=assignment)
+    return record
+
+
+def failed_record(student_id: str, message: str, detail: str = "") -> dict:
+    from .grading import build_record
+    from .rubric import RUBRIC
+    checks = [{"grade_id": g, "check": i.name, "category": i.category, "points": 0, "max_points": i.points,
+               "passed": False, "diagnosis": None, "message": "Not graded: " + message, "details": {}}
+              for g, items in RUBRIC.items() for i in items]
+    record = build_record(student_id, checks, integrity=[message], needs_review=True)
+    record.update(notes=[], output="", sandbox={}, grader_error=detail)
+    return record
+
+
+@dataclass
+class BatchResult:
+    out: Path
+    records: list[dict] = field(default_factory=list)
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
+    root = course / "submitted"
+    found = sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir()) if root.is_dir() else []
+    if only:
+        missing = sorted(set(only) - set(found))
+        if missing:
+            raise ValueError(f"no submission folder for {', '.join(missing)} under {root}/<student>/{assignment}")
+        found = [s for s in found if s in only]
+    return found
+
+
+def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, workers: int | None = None,
+                resume: bool = False, scheduler: str | None = None, students=None, limits: dict | None = None,
+                progress: bool = True, outputs: bool = True, gradebook_url: str | None = None) -> BatchResult:
+    course = Path(course).resolve()
+    out = Path(out).resolve() if out else course / "grading"
+    everyone = discover(course, assignment, students)
+    todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
+    result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
+    bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
+    run = _run_dask if scheduler else _run_local
+    run(todo, lambda rec: _finish(out, rec, bar), course=course, assignment=assignment, limits=limits,
+        workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    bar.close()
+    result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
+    if outputs:
+        from .outputs import write_outputs
+        write_outputs(out, result.records, course=course, assignment=assignment, gradebook_url=gradebook_url)
+    return result
+
+
+def _finish(out: Path, record: dict, bar: Progress) -> None:
+    write_record(out, record)
+    bar.advance(failed=bool(record.get("needs_review")))
+
+
+def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None):
+    if workers <= 1 or len(todo) <= 1:
+        for student in todo:
+            finish(grade_one(str(course), assignment, student, limits))
+        return
+    attempts = {s: 0 for s in todo}
+    pending = list(todo)
+    while pending:
+        pending = _pool_round(pending, attempts, finish, course, assignment, limits, workers)
+
+
+def _pool_round(pending, attempts, finish, course, assignment, limits, workers) -> list[str]:
+    """Grade ``pending``; if the pool breaks, return the students to retry (twice at most)."""
+    retry = []
+    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=get_context("fork")) as pool:
+        futures = {pool.submit(grade_one, str(course), assignment, s, limits): s for s in pending}
+        for fut in as_completed(futures):
+            student = futures[fut]
+            try:
+                finish(fut.result())
+            except BrokenProcessPool:
+                attempts[student] += 1
+                if attempts[student] < 2:
+                    retry.append(student)
+                else:
+                    finish(dict(failed_record(student, "A grading process died twice on this submission."),
+                                complete=True, assignment=assignment))
+    return retry
+
+
+def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler):
+    try:
+        from distributed import Client, as_completed as dask_completed
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask distributed: pip install 'attention-course[dask]'") from None
+    with Client(scheduler) as client:
+        futures = [client.submit(grade_one, str(course), assignment, s, limits, pure=False, key=f"grade-{s}")
+                   for s in todo]
+        for fut in dask_completed(futures):
+            finish(fut.result())

@@ -1,0 +1,22 @@
+"""Everything an instructor gets from a batch: CSV, gradebook, feedback pages, results.json, report."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .csvout import write_grades_csv
+from .feedback import write_feedback
+from .gradebook import write_gradebook
+from .gradescope import write_results_json
+from .report import write_report
+
+
+def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
+                  gradebook_url: str | None = None) -> None:
+    records = sorted(records, key=lambda r: r["student_id"])
+    write_grades_csv(out / "grades.csv", records)
+    for record in records:
+        write_feedback(out / "feedback" / record["student_id"] / "index.html", record)
+        write_results_json(out / "results" / record["student_id"] / "results.json", record)
+    write_report(out / "report.html", records, assignment)
+    write_gradebook(gradebook_url or f"sqlite:///{out / 'gradebook.db'}", records, course=course,
+                    assignment=assignment)

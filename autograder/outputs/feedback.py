@@ -1,0 +1,60 @@
+"""Per-student feedback pages: every check, its points and what to change; never a test's source."""
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from ..records import atomic_write
+from . import plots
+from .html import image, page, table
+
+ANSI = "\x1b"
+
+
+def _check_rows(record: dict):
+    for c in record["checks"]:
+        status = '<span class="pass">passed</span>' if c["passed"] else '<span class="fail">failed</span>'
+        diag = f' <span class="tag">{escape(c["diagnosis"])}</span>' if c.get("diagnosis") else ""
+        message = "" if c["passed"] else escape(c["message"]) + diag
+        yield [escape(c["grade_id"]), escape(c["check"].replace("_", " ")), status,
+               f'{c["points"]}/{c["max_points"]}', message]
+
+
+def _plots(record: dict) -> list[str]:
+    """Heatmaps for failed masking and weights checks that kept the student's weights."""
+    out, seen = [], set()
+    for c in record["checks"]:
+        d = c.get("details") or {}
+        if c["passed"] or "student_weights" not in d or c["grade_id"] in seen:
+            continue
+        seen.add(c["grade_id"])
+        title = f"{c['grade_id']}: {c['check'].replace('_', ' ')}"
+        out.append(image(plots.heatmaps(d["student_weights"], d.get("expected_weights", []), title), title))
+    return out
+
+
+def feedback_html(record: dict) -> str:
+    parts = [f"<p><strong>Total: {record['total']} / {record['max_total']}</strong></p>"]
+    if record.get("needs_review"):
+        items = "".join(f"<li>{escape(p)}</li>" for p in record.get("integrity", []))
+        parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
+    cats = ", ".join(f"{k} {v['earned']}/{v['max']}" for k, v in record["categories"].items())
+    parts.append(f"<p>By category: {escape(cats)}</p>")
+    parts.append(table(["cell", "check", "result", "points", "what to change"], _check_rows(record)))
+    parts += _plots(record)
+    if record.get("notes"):
+        parts.append("<h2>Errors in your notebook</h2><ul>" +
+                     "".join(f"<li>{escape(n)}</li>" for n in record["notes"]) + "</ul>")
+    output = _strip_ansi(record.get("output", ""))
+    if output.strip():
+        parts.append(f"<h2>Your code's output</h2><pre>{escape(output[:20000])}</pre>")
+    return page(f"Feedback for {record['student_id']}: scaled dot-product attention", "\n".join(parts))
+
+
+def _strip_ansi(text: str) -> str:
+    import re
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
+
+
+def write_feedback(path: Path, record: dict) -> None:
+    atomic_write(path, feedback_html(record))

@@ -1,0 +1,29 @@
+"""A tiny, dependency-free page skeleton shared by the feedback pages and the report."""
+from __future__ import annotations
+
+from html import escape
+
+STYLE = """
+body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid #ccc;padding:.35rem .5rem;
+text-align:left;vertical-align:top}th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#b42318}
+.tag{background:#fff3cd;border-radius:4px;padding:0 .3rem;font-family:monospace}pre{background:#f6f8fa;
+padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}.review{background:#fde8e8;padding:.6rem}
+img{max-width:100%}
+"""
+
+
+def page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
+            f"<h1>{escape(title)}</h1>\n{body}\n</body></html>\n")
+
+
+def table(headers, rows) -> str:
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>\n" for row in rows)
+    return f"<table><tr>{head}</tr>\n{body}</table>"
+
+
+def image(data_uri: str, alt: str) -> str:
+    return f'<img src="{data_uri}" alt="{escape(alt)}">'

@@ -1,0 +1,46 @@
+"""A small class laid out from the sample class, and readers for batch outputs."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+from autograder import sample_class
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.submissions import write_submission
+from conftest import ROOT
+
+SMALL = ["correct-1", "correct-einsum", "no-scaling", "mask-after-softmax", "damaged-missing-notebook",
+         "hostile-exits", "crossover-off-by-one", "cross-causal-mask"]
+
+
+def make_class(tmp: Path, students=SMALL) -> Path:
+    course = tmp / "course"
+    course.mkdir(parents=True)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    for part in ("source", "release"):
+        shutil.copytree(ROOT / part, course / part)
+    overrides = sample_class.students()
+    for student in students:
+        folder = write_submission(course / "release/ch04_attention", course / "source/ch04_attention",
+                                  course / "submitted" / student / "ch04_attention", overrides[student])
+        if student in sample_class.DAMAGED:
+            sample_class.DAMAGED[student](folder)
+    return course
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def records(out: Path) -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted((out / "records").glob("*.json"))}
+
+
+def export_gradebook(course: Path, out: Path) -> dict[str, float]:
+    dest = out / "export.csv"
+    run_nbgrader(["export", f"--db=sqlite:///{out / 'gradebook.db'}", f"--to={dest}", "--log-level=WARN"],
+                 course, "export")
+    return {row["student_id"]: float(row["score"]) for row in read_csv(dest)}

@@ -1,0 +1,154 @@
+"""Batch grading: outputs, gradebook, resume after SIGKILL, crashes, Dask, no hidden tests in feedback."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.batch import grade_batch
+from autograder.outputs.csvout import COLUMNS
+from batch_helpers import SMALL, export_gradebook, make_class, read_csv, records
+from conftest import ROOT, SOURCE
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("batch")
+    course = make_class(tmp)
+    result = grade_batch(course=course, out=tmp / "out", workers=2, progress=False)
+    return course, tmp / "out", result
+
+
+def test_every_output_is_written(graded):
+    course, out, result = graded
+    rows = read_csv(out / "grades.csv")
+    assert list(rows[0]) == COLUMNS and [r["student_id"] for r in rows] == sorted(SMALL)
+    by = {r["student_id"]: r for r in rows}
+    assert by["correct-1"]["total"] == "28" and by["correct-1"]["needs_review"] == "false"
+    assert by["no-scaling"]["diagnoses"] == "no-scaling" and by["no-scaling"]["ex1_attention"] == "6"
+    for student in SMALL:
+        assert (out / "feedback" / student / "index.html").exists()
+        results = json.loads((out / "results" / student / "results.json").read_text())
+        assert results["score"] == int(by[student]["total"])
+        assert sum(t["max_score"] for t in results["tests"]) == 28
+    assert (out / "report.html").read_text().count("<img") >= 3
+
+
+def test_crash_and_damage_get_rows_for_review(graded):
+    _, out, _ = graded
+    by = {r["student_id"]: r for r in read_csv(out / "grades.csv")}
+    assert by["hostile-exits"]["needs_review"] == "true" and by["hostile-exits"]["total"] == "26"
+    assert by["damaged-missing-notebook"]["needs_review"] == "true"
+    assert by["damaged-missing-notebook"]["total"] == "22"
+
+
+def test_gradebook_agrees_with_csv_and_marks_review(graded):
+    course, out, _ = graded
+    exported = export_gradebook(course, out)
+    assert exported == {r["student_id"]: float(r["total"]) for r in read_csv(out / "grades.csv")}
+    from nbgrader.api import Gradebook
+    from autograder.outputs.gradebook import _nbgrader_path
+    with _nbgrader_path(), Gradebook(f"sqlite:///{out / 'gradebook.db'}", "attention-course") as gb:
+        sub = gb.find_submission("ch04_attention", "hostile-exits")
+        assert sub.needs_manual_grade
+        assert not gb.find_submission("ch04_attention", "correct-1").needs_manual_grade
+
+
+def _hidden_sources():
+    import nbformat
+    hidden = []
+    for path in SOURCE.glob("*.ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if "BEGIN HIDDEN TESTS" in cell.source:
+                hidden += [ln.strip() for ln in cell.source.split("BEGIN HIDDEN TESTS")[1].splitlines()
+                           if ln.strip() and "END HIDDEN" not in ln]
+    return hidden
+
+
+def test_feedback_never_contains_hidden_tests(graded):
+    _, out, _ = graded
+    hidden = _hidden_sources()
+    rubric_lines = [ln.strip() for p in (ROOT / "autograder" / "checks").glob("*.py")
+                    for ln in p.read_text().splitlines() if len(ln.strip()) > 30 and "=" in ln]
+    assert hidden and rubric_lines
+    for page in list((out / "feedback").rglob("*.html")) + list((out / "results").rglob("*.json")):
+        text = page.read_text()
+        assert not any(h in text for h in hidden), page
+        assert not any(r in text for r in rubric_lines), page
+
+
+def test_resume_after_sigkill_equals_uninterrupted_run(graded, tmp_path):
+    course, reference_out, _ = graded
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out),
+           "--workers", "2"]
+    proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(list((out / "records").glob("*.json"))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = len(list((out / "records").glob("*.json")))
+    assert 3 <= partial <= len(SMALL)
+    assert not list((out / "records").glob(".*.tmp"))     # no half-written record
+    subprocess.run([*cmd, "--resume"], check=True, capture_output=True, timeout=300)
+    assert records(out) == records(reference_out)
+    assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
+    assert export_gradebook(course, out) == export_gradebook(course, reference_out)
+
+
+def test_resume_skips_complete_records(graded, tmp_path):
+    course, reference_out, _ = graded
+    import shutil
+    out = tmp_path / "again"
+    shutil.copytree(reference_out / "records", out / "records")
+    result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1)
+    assert result.graded == [] and sorted(result.skipped) == sorted(SMALL)
+    assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
+
+
+def test_dask_local_cluster_equals_local(graded, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    course, reference_out, _ = graded
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        result = grade_batch(course=course, out=tmp_path / "dask", scheduler=cluster.scheduler_address,
+                             progress=False)
+    assert len(result.records) == len(SMALL)
+    assert records(tmp_path / "dask") == records(reference_out)
+
+
+def _browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    import shutil
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        pytest.skip("Debian's chromium is not installed (make test installs it)")
+    return sync_api, chromium
+
+
+@pytest.mark.parametrize("page_path", ["report.html", "feedback/mask-after-softmax/index.html"])
+def test_pages_render_in_headless_chromium(graded, page_path):
+    sync_api, chromium = _browser()
+    _, out, _ = graded
+    artifacts = ROOT / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
+             "--disable-background-networking", "--disable-component-update"]
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=flags)
+        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto((out / page_path).as_uri())
+        images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+        page.screenshot(path=str(artifacts / (page_path.replace("/", "_") + ".png")), full_page=True)
+        browser.close()
+    assert images and all(done and width > 0 for done, width in images), images
+    assert errors == []
