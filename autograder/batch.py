@@ -120,19 +120,23 @@ def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=N
 def _pool_round(pending, attempts, finish, course, assignment, limits, workers) -> list[str]:
     """Grade ``pending``; if the pool breaks, return the students to retry (twice at most)."""
     retry = []
-    with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=get_context("fork"))
+    try:
         futures = {pool.submit(grade_one, str(course), assignment, s, limits): s for s in pending}
         for fut in as_completed(futures):
             student = futures[fut]
             try:
-                finish(fut.result())
+                record = fut.result()
             except BrokenProcessPool:
                 attempts[student] += 1
                 if attempts[student] < 2:
                     retry.append(student)
-                else:
-                    finish(dict(failed_record(student, "A grading process died twice on this submission."),
-                                complete=True, assignment=assignment))
+                    continue
+                record = dict(failed_record(student, "A grading process died twice on this submission."),
+                              complete=True, assignment=assignment)
+            finish(record)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)           # an output error stops the batch promptly
     return retry
 
 

@@ -49,13 +49,18 @@ def fill_notebook(release_nb, answers: dict[str, str], overrides: dict[str, str]
 
 
 def write_submission(release_dir: Path, source_dir: Path, dest: Path,
-                     overrides: dict[str, str] | None = None, skip: tuple[str, ...] = ()) -> Path:
-    """Fill every release notebook into ``dest`` (nbgrader layout: submitted/<student>/<assignment>)."""
+                     overrides: dict[str, str] | None = None, skip: tuple[str, ...] = (),
+                     extra_cells: dict[str, list[str]] | None = None) -> Path:
+    """Fill every release notebook into ``dest`` (nbgrader layout: submitted/<student>/<assignment>).
+
+    ``extra_cells`` maps a notebook name to code cells the student added at its end.
+    """
     answers = reference_answers(source_dir)
     dest.mkdir(parents=True, exist_ok=True)
     for path in sorted(Path(release_dir).glob("*.ipynb")):
         if path.stem in skip:
             continue
         nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
+        nb.cells += [nbformat.v4.new_code_cell(code) for code in (extra_cells or {}).get(path.stem, [])]
         nbformat.write(nb, dest / path.name)
     return dest

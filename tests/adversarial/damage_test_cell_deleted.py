@@ -1,0 +1,9 @@
+"""Deletes a hidden-test cell."""
+from adversarial import edit
+KIND = "damage"
+
+EXPECT = {'score': 'at_most_honest_right', 'review': True}
+
+
+def damage(folder):
+    edit(folder / "ex1_attention.ipynb", "ex1_attention", None)

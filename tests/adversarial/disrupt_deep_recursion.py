@@ -1,0 +1,11 @@
+"""Recurses without end after raising the recursion limit."""
+KIND = "disruption"
+EXPECT = {'score': 'honest_right', 'review': True}
+TARGET = "cell"
+CODE = r"""
+import sys
+sys.setrecursionlimit(10**7)
+def f(n):
+    return f(n + 1)
+f(0)
+"""

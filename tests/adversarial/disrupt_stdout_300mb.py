@@ -1,0 +1,10 @@
+"""Prints 300 MB."""
+KIND = "disruption"
+EXPECT = {'score': 'honest_right', 'review': False}
+TARGET = "cell"
+CODE = r"""
+import sys
+chunk = 'x' * (1 << 20)
+for _ in range(300):
+    sys.stdout.write(chunk)
+"""

@@ -1,0 +1,8 @@
+"""Appends to the course's nbgrader_config.py."""
+KIND = "probe"
+EXPECT = {'score': 'honest_wrong', 'review': 'any'}
+TARGET = "causal_mask"
+CODE = r"""
+open(COURSE + '/nbgrader_config.py', 'a').write('# owned')
+ESCAPED = True
+"""

@@ -1,0 +1,129 @@
+"""The adversarial corpus (tests/adversarial/), graded as one batch; each attack's outcome is checked."""
+import hashlib
+import importlib
+import pkgutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+import adversarial
+from autograder.batch import grade_batch
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.sandbox import cgroups
+from autograder.submissions import write_submission
+from batch_helpers import make_class
+from sandbox_helpers import RIGHT_MASK, WRONG_MASK, marker_processes, probe
+
+pytestmark = pytest.mark.slow
+
+CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
+LIMITS = {"cell_seconds": 3.0, "call_seconds": 3.0, "total_seconds": 60.0}
+
+
+def _load(name):
+    return importlib.import_module(f"adversarial.{name}")
+
+
+class _Loopback:
+    """A TCP listener and a UDP echo on 127.0.0.1: what the network probes try to reach."""
+
+    def __init__(self):
+        self.tcp = socket.socket()
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen(8)
+        self.tcp.settimeout(0.2)
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.udp.settimeout(0.2)
+        self.contacts = []
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while not self.stop.is_set():
+            for sock in (self.tcp, self.udp):
+                try:
+                    if sock is self.tcp:
+                        self.contacts.append(sock.accept()[1])
+                    else:
+                        data, addr = sock.recvfrom(16)
+                        self.contacts.append(addr)
+                        sock.sendto(b"pong", addr)
+                except OSError:
+                    pass
+
+
+def _lay_out(course: Path, net: _Loopback) -> None:
+    release, source = course / "release/ch04_attention", course / "source/ch04_attention"
+    subs = course / "submitted"
+    write_submission(release, source, subs / "honest-wrong/ch04_attention", {"causal_mask": WRONG_MASK})
+    write_submission(release, source, subs / "honest-right/ch04_attention", {"causal_mask": RIGHT_MASK})
+    for name in CORPUS:
+        mod, folder = _load(name), subs / name / "ch04_attention"
+        code = getattr(mod, "CODE", "").replace("COURSE", repr(str(course)))
+        code = code.replace("TCP_PORT", str(net.tcp.getsockname()[1]))
+        code = code.replace("UDP_PORT", str(net.udp.getsockname()[1]))
+        overrides, extra = {}, {}
+        if mod.KIND == "probe":
+            overrides = {"causal_mask": probe(code)}
+        elif mod.KIND == "cheat":
+            overrides = {"causal_mask": WRONG_MASK + "\n" + code}
+        elif mod.KIND == "disruption" and mod.TARGET == "cell":
+            extra = {"ex2_causal_mask": [code]}
+        elif mod.KIND == "disruption":
+            overrides = {mod.TARGET: code}
+        write_submission(release, source, folder, overrides, extra_cells=extra)
+        if mod.KIND == "damage":
+            mod.damage(folder)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("adversarial")
+    course = make_class(tmp, students=[])
+    run_nbgrader(["generate_assignment", "--force", "--log-level=WARN"], course, "generate_assignment")
+    net = _Loopback()
+    _lay_out(course, net)
+    guarded = {p: _digest(p) for p in (course / "nbgrader_config.py", course / "gradebook.db")}
+    result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False)
+    net.stop.set()
+    return {r["student_id"]: r for r in result.records}, net, guarded
+
+
+def test_corpus_is_large_and_covers_every_kind():
+    kinds = [_load(n).KIND for n in CORPUS]
+    assert len(CORPUS) >= 40
+    assert {"probe", "cheat", "disruption", "damage"} == set(kinds)
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_attack_outcome(corpus, name):
+    records, _, _ = corpus
+    mod, record = _load(name), records[name]
+    wrong, right = records["honest-wrong"]["total"], records["honest-right"]["total"]
+    assert right == record["max_total"] == 28 and wrong < right
+    total, want = record["total"], mod.EXPECT["score"]
+    assert 0 <= total <= record["max_total"]
+    expected = {"honest_wrong": total == wrong, "at_most_honest_wrong": total <= wrong,
+                "honest_right": total == right, "at_most_honest_right": total <= right,
+                "below_honest_right": total < right, "any": True}[want]
+    assert expected, (name, want, total, wrong, right, record["integrity"])
+    if mod.EXPECT["review"] != "any":
+        assert record["needs_review"] is mod.EXPECT["review"], (name, record["integrity"])
+
+
+def test_nothing_escaped_or_survived(corpus):
+    _, net, guarded = corpus
+    assert net.contacts == []
+    assert all(_digest(p) == d for p, d in guarded.items())
+    assert not list(Path("/tmp").glob("adversarial-*"))
+    assert marker_processes("agadvdaemon") == []
+    leftovers = [d for base in (Path("/sys/fs/cgroup/pids/autograder"), Path("/sys/fs/cgroup/unified/autograder"))
+                 if base.is_dir() for d in base.iterdir() if d.is_dir() and cgroups._procs(d)]
+    assert leftovers == []
