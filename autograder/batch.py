@@ -90,15 +90,28 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
     result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
     bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
+    gradebook = _start_gradebook(out, course, assignment, gradebook_url) if outputs else None
     run = _run_dask if scheduler else _run_local
-    run(todo, lambda rec: _finish(out, rec, bar), course=course, assignment=assignment, limits=limits,
-        workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    try:
+        run(todo, lambda rec: _finish(out, rec, bar), course=course, assignment=assignment, limits=limits,
+            workers=workers or os.cpu_count() or 1, scheduler=scheduler)
+    except BaseException:
+        if gradebook:
+            gradebook.abandon()
+        raise
     bar.close()
     result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
     if outputs:
         from .outputs import write_outputs
-        write_outputs(out, result.records, course=course, assignment=assignment, gradebook_url=gradebook_url)
+        write_outputs(out, result.records, course=course, assignment=assignment, gradebook=gradebook)
     return result
+
+
+def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None):
+    """nbgrader loads slowly: its writer starts now and works while the batch is graded."""
+    from .outputs.gradebook import GradebookWriter
+    out.mkdir(parents=True, exist_ok=True)
+    return GradebookWriter(url or f"sqlite:///{out / 'gradebook.db'}", course, assignment)
 
 
 def _finish(out: Path, record: dict, bar: Progress) -> None:

@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
-
 MAX_NOTEBOOK_BYTES = 50 << 20        # larger notebooks are flagged (outputs are not needed)
 HARD_LIMIT_BYTES = 512 << 20         # larger ones are not parsed at all
 _SOURCE_RE = re.compile(r'"source"\s*:\s*(\[(?:\s*"(?:[^"\\]|\\.)*"\s*,?)*\s*\]|"(?:[^"\\]|\\.)*")', re.S)
@@ -68,16 +66,25 @@ def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCe
 
 @functools.lru_cache(maxsize=32)
 def _expected_cells(source_nb: Path, release_nb: Path | None, key: tuple) -> dict[str, TestCell]:
-    src = nbformat.read(source_nb, as_version=4)
     shown = {}
     if release_nb and release_nb.exists():
-        shown = {_nbg(c).get("grade_id"): c.source for c in nbformat.read(release_nb, as_version=4).cells}
+        shown = {_nbg(c).get("grade_id"): _text(c) for c in _cells_of(release_nb)}
     out = {}
-    for cell in src.cells:
+    for cell in _cells_of(source_nb):
         nbg = _nbg(cell)
         if nbg.get("grade_id") and (nbg.get("grade") or nbg.get("solution") or nbg.get("locked")):
-            out[nbg["grade_id"]] = TestCell(nbg["grade_id"], shown.get(nbg["grade_id"], cell.source), _flags(nbg))
+            out[nbg["grade_id"]] = TestCell(nbg["grade_id"], shown.get(nbg["grade_id"], _text(cell)), _flags(nbg))
     return out
+
+
+def _cells_of(path: Path) -> list[dict]:
+    """The course's own notebooks (trusted, nbformat 4 JSON)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+
+
+def _text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def read_notebook(path: Path, name: str, intake: Intake) -> dict | None:
@@ -118,6 +125,7 @@ def _parse(text: str, name: str, intake: Intake) -> dict | None:
     if major != 4:
         intake.damage(f"{name}.ipynb uses nbformat {major}; it was converted to version 4 and graded.")
         try:
+            import nbformat                                    # only old notebooks need it
             data = nbformat.reads(json.dumps(data), as_version=4)
         except Exception as exc:  # noqa: BLE001 - any conversion failure
             intake.damage(f"{name}.ipynb could not be converted ({type(exc).__name__}).")
@@ -142,8 +150,7 @@ def collect_cells(nb: dict, name: str, expected: dict[str, TestCell], intake: In
     for index, cell in enumerate(nb.get("cells", []) if isinstance(nb.get("cells"), list) else []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = _text(cell)
         nbg = _nbg(cell)
         gid = nbg.get("grade_id")
         if gid in expected:

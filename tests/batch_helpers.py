@@ -15,14 +15,15 @@ SMALL = ["correct-1", "correct-einsum", "no-scaling", "mask-after-softmax", "dam
          "hostile-exits", "crossover-off-by-one", "cross-causal-mask"]
 
 
-def make_class(tmp: Path, students=SMALL) -> Path:
+def make_class(tmp: Path, students=SMALL, custom: dict[str, dict] | None = None) -> Path:
+    """A course copy whose submitted/ holds ``students`` from the sample class (plus ``custom`` ones)."""
     course = tmp / "course"
     course.mkdir(parents=True)
     shutil.copy(ROOT / "nbgrader_config.py", course)
     for part in ("source", "release"):
         shutil.copytree(ROOT / part, course / part)
-    overrides = sample_class.students()
-    for student in students:
+    overrides = {**sample_class.students(), **(custom or {})}
+    for student in [*students, *(custom or {})]:
         folder = write_submission(course / "release/ch04_attention", course / "source/ch04_attention",
                                   course / "submitted" / student / "ch04_attention", overrides[student])
         if student in sample_class.DAMAGED:

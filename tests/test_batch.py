@@ -52,8 +52,8 @@ def test_gradebook_agrees_with_csv_and_marks_review(graded):
     exported = export_gradebook(course, out)
     assert exported == {r["student_id"]: float(r["total"]) for r in read_csv(out / "grades.csv")}
     from nbgrader.api import Gradebook
-    from autograder.outputs.gradebook import _nbgrader_path
-    with _nbgrader_path(), Gradebook(f"sqlite:///{out / 'gradebook.db'}", "attention-course") as gb:
+    os.environ["PATH"] = f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"   # nbgrader runs alembic
+    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", "attention-course") as gb:
         sub = gb.find_submission("ch04_attention", "hostile-exits")
         assert sub.needs_manual_grade
         assert not gb.find_submission("ch04_attention", "correct-1").needs_manual_grade

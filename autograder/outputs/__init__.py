@@ -5,18 +5,23 @@ from pathlib import Path
 
 from .csvout import write_grades_csv
 from .feedback import write_feedback
-from .gradebook import write_gradebook
+from .gradebook import GradebookWriter
 from .gradescope import write_results_json
 from .report import write_report
 
 
+def gradebook_url_for(out: Path, url: str | None = None) -> str:
+    return url or f"sqlite:///{Path(out) / 'gradebook.db'}"
+
+
 def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None) -> None:
+                  gradebook_url: str | None = None, gradebook: GradebookWriter | None = None) -> None:
+    """Write every output; ``gradebook`` is a writer started earlier (one is started if None)."""
     records = sorted(records, key=lambda r: r["student_id"])
+    gradebook = gradebook or GradebookWriter(gradebook_url_for(out, gradebook_url), course, assignment)
     write_grades_csv(out / "grades.csv", records)
     for record in records:
         write_feedback(out / "feedback" / record["student_id"] / "index.html", record)
         write_results_json(out / "results" / record["student_id"] / "results.json", record)
     write_report(out / "report.html", records, assignment)
-    write_gradebook(gradebook_url or f"sqlite:///{out / 'gradebook.db'}", records, course=course,
-                    assignment=assignment)
+    gradebook.finish(records)

@@ -5,7 +5,7 @@ from html import escape
 from pathlib import Path
 
 from ..records import atomic_write
-from . import plots
+from . import svg
 from .html import image, page, table
 
 ANSI = "\x1b"
@@ -29,7 +29,7 @@ def _plots(record: dict) -> list[str]:
             continue
         seen.add(c["grade_id"])
         title = f"{c['grade_id']}: {c['check'].replace('_', ' ')}"
-        out.append(image(plots.heatmaps(d["student_weights"], d.get("expected_weights", []), title), title))
+        out.append(image(svg.heatmaps(d["student_weights"], d.get("expected_weights", []), title), title))
     return out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from statistics import mean, median
 
 from ..records import atomic_write
-from . import plots
+from . import svg
 from .html import image, page, table
 
 
@@ -24,12 +24,12 @@ def report_html(records: list[dict], assignment: str) -> str:
     parts = [
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total}; "
         f"{sum(t == max_total for t in totals)} full marks; {len(review)} need review.</p>",
-        image(plots.histogram(totals, max_total), "score histogram"),
-        image(plots.bars(names, rates, "Failure rate per check", "% of students failing"), "failure rates"),
+        image(svg.histogram(totals, max_total), "score histogram"),
+        image(svg.bars(names, rates, "Failure rate per check", "% of students failing"), "failure rates"),
     ]
     if diag:
         labels, counts = zip(*diag.most_common())
-        parts.append(image(plots.bars(labels, counts, "Misconceptions diagnosed", "students"), "misconceptions"))
+        parts.append(image(svg.bars(labels, counts, "Misconceptions diagnosed", "students"), "misconceptions"))
     parts.append("<h2>Students needing review</h2>")
     parts.append(table(["student", "total", "why"], (
         [f'<a href="feedback/{escape(r["student_id"])}/index.html">{escape(r["student_id"])}</a>',
