@@ -52,9 +52,13 @@ def test_repeated_sigkill_then_resume(course_and_reference, tmp_path):
     assert export_gradebook(course, out) == export_gradebook(course, reference)
 
 
-def _kill_workers_after(delay: float, done: threading.Event):
+def _kill_workers_after(delay: float, done: threading.Event, before: set):
+    """Wait for a new worker's cgroup, give it ``delay`` to reach the slow call, kill it."""
+    end = time.monotonic() + 60
+    while not [d for d in cgroups_dirs() if d not in before and cgroups._procs(d)] and time.monotonic() < end:
+        time.sleep(0.01)
     time.sleep(delay)
-    for d in cgroups_dirs():
+    for d in set(cgroups_dirs()) - before:
         for pid in cgroups._procs(d):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -72,11 +76,12 @@ def test_worker_killed_mid_call(tmp_path):
     if not cgroups.available():
         pytest.skip("needs cgroups to find the worker")
     slow = {"causal_mask": "import time\n_calls = []\ndef causal_mask(n):\n    _calls.append(n)\n"
-                           "    if len(_calls) == 1:\n        time.sleep(1.5)\n"
+                           "    if len(_calls) == 1:\n        time.sleep(6)\n"
                            "    return np.triu(np.full((n, n), -np.inf), 1)\n"}
     course = make_class(tmp_path, [], custom={"slow-mask": slow})
     done = threading.Event()
-    threading.Thread(target=_kill_workers_after, args=(0.9, done), daemon=True).start()
+    before = set(cgroups_dirs())
+    threading.Thread(target=_kill_workers_after, args=(1.5, done, before), daemon=True).start()
     result = grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
     record = result.records[0]
     assert done.is_set()

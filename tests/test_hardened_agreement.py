@@ -4,7 +4,6 @@ import pytest
 
 import autograder
 from autograder.hardened import grade_submission
-from autograder.sandbox.session import ForkServer
 from autograder.submissions import reference_answers, write_submission
 from conftest import RELEASE, ROOT, SOURCE
 from nbgrader_helpers import fixture_overrides
@@ -13,11 +12,6 @@ from test_rubric_diagnosis import FIXTURES
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server():
-    s = ForkServer()
-    yield s
-    s.close()
 
 
 def _summary(record):

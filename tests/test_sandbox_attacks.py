@@ -6,18 +6,12 @@ import threading
 import pytest
 
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.session import ForkServer
 from conftest import ROOT
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, marker_processes, probe
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server():
-    s = ForkServer()
-    yield s
-    s.close()
 
 
 @pytest.fixture(scope="module")

@@ -114,3 +114,16 @@ def find(name: str) -> list[Path]:
         candidates.append(v2 / GROUP / name)
     candidates += [base / GROUP / name for base in _v1_roots().values()]
     return [d for d in candidates if d.exists()]
+
+
+def prune(older_than: float = 600.0) -> None:
+    """Remove empty worker cgroups left by graders that were killed (never a live one)."""
+    now = time.time()
+    bases = ([_v2_root() / GROUP] if _v2_root() else []) + [b / GROUP for b in _v1_roots().values()]
+    for base in bases:
+        for d in base.iterdir() if base.is_dir() else ():
+            try:
+                if d.is_dir() and now - d.stat().st_mtime > older_than and not _procs(d):
+                    d.rmdir()
+            except OSError:
+                pass

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -31,13 +32,21 @@ def main(argv=None) -> int:
     shell = make_shell()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)          # workers are reaped automatically
     control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    try:
+        _serve(control, root, shell)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)              # the grader is gone: leave nothing behind
+    return 0
+
+
+def _serve(control, root: Path, shell) -> None:
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(control, 65536, 1)
         except OSError:
-            return 0
+            return
         if not msg:
-            return 0
+            return
         request = json.loads(msg)
         if request.get("op") == "spawn" and fds:
             pid = _spawn(control, fds[0], request, root, shell)

@@ -34,6 +34,8 @@ class ForkServer:
     """The long-lived parent of all workers of this grader process."""
 
     def __init__(self):
+        if cgroups.available():
+            cgroups.prune()
         self.root = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
         os.chmod(self.root, 0o711)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
