@@ -1,0 +1,50 @@
+"""The command line is thin: it parses arguments and calls the API."""
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from autograder.progress import Progress
+from autograder.submissions import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+
+
+def _run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.mark.slow
+def test_check_prints_a_table_and_json(tmp_path):
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "zoe" / "ch04_attention",
+                              {"causal_mask": "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf))\n"})
+    table = _run("check", str(folder), "--course", str(ROOT))
+    assert table.returncode == 0, table.stderr
+    assert "FAIL" in table.stdout and "[diagonal-masked]" in table.stdout and "total 20/28" in table.stdout
+    record = json.loads(_run("check", str(folder / "ex2_causal_mask.ipynb"), "--json", "--course", str(ROOT)).stdout)
+    assert record["student_id"] == "zoe" and record["max_total"] == 9 and record["total"] == 1
+    assert {c["grade_id"] for c in record["checks"]} == {"ex2_mask", "ex2_causal"}
+
+
+def test_doctor_lists_every_layer():
+    out = _run("doctor").stdout
+    for layer in ("landlock", "network namespace", "cgroup pids and memory", "rlimits", "scrubbed environment"):
+        assert layer in out
+
+
+def test_grade_reports_a_missing_student_clearly(tmp_path):
+    (tmp_path / "submitted" / "ann" / "ch04_attention").mkdir(parents=True)
+    proc = _run("grade", "--course", str(tmp_path), "--student", "bob")
+    assert proc.returncode == 1 and "no submission folder for bob" in proc.stderr
+
+
+def test_progress_line_shows_done_failures_and_eta():
+    stream = io.StringIO()
+    bar = Progress(4, done=1, stream=stream)
+    bar.advance(failed=True)
+    bar.advance()
+    line = bar.line()
+    assert "3/4 graded" in line and "1 need review" in line and "ETA" in line
+    assert stream.getvalue().count("\n") >= 1
