@@ -145,20 +145,10 @@ def causal_attention(Q, K, V):
 
 
 def test_double_forked_daemon_does_not_survive(server, tmp_path):
-    code = RIGHT_MASK + '''
-import os, time, ctypes
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        ctypes.CDLL(None).prctl(15, b"agdaemon7", 0, 0, 0)
-        while True:
-            time.sleep(0.05)
-    os._exit(0)
-time.sleep(0.3)
-'''
-    record = _score(server, tmp_path, code)
+    from adversarial import disrupt_double_forked_daemon as daemon
+    record = _score(server, tmp_path, RIGHT_MASK + "\n" + daemon.CODE)
     assert record["total"] == 9
-    assert marker_processes("agdaemon7") == []
+    assert marker_processes("agadvdaemon") == []
 
 
 def test_warning_costs_nothing(server, tmp_path):
