@@ -66,10 +66,10 @@ def main(argv=None) -> int:
     from nbgrader.api import Gradebook, MissingEntry
     with Gradebook(db_url, COURSE_ID) as gb:
         try:
-            ready = bool(gb.find_assignment(assignment).notebooks)
+            started = bool(gb.find_assignment(assignment).submissions)
         except MissingEntry:
-            ready = False
-        if not ready:
+            started = False
+        if not started:                  # idempotent: completes a structure a killed run left half done
             record_assignment(gb, Path(course), assignment)
         write_scores(gb, assignment, json.loads(sys.stdin.read()))
     return 0
