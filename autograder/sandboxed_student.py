@@ -11,7 +11,8 @@ import time
 from .intake import CodeCell
 from .sandbox import rpc
 from .sandbox.limits import Limits
-from .sandbox.session import ForkServer, Worker, WorkerDied, decode_value, encode_args
+from .sandbox.session import (ForkServer, Worker, WorkerDied, decode_many, decode_value, encode_args,
+                              encode_calls)
 from .student import StudentError, StudentRaised
 
 
@@ -115,6 +116,38 @@ class SandboxedStudent:
             self.worker = None
             raise StudentError(f"`{name}` did not return: {exc}.") from None
         return self._value(name, reply, data)
+
+    def call_many(self, name: str, arg_list: list[tuple]) -> list:
+        """name(*args) for each args in one round trip: values, or StudentError per failed call."""
+        if self.worker is None:
+            self._start()
+        if self.worker is None or self._remaining() <= 0:
+            return [StudentError(f"`{name}` could not be called: the grading time or restarts for this "
+                                 "submission ran out (see the notes).")] * len(arg_list)
+        calls, payload = encode_calls([(args, {}) for args in arg_list])
+        seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
+        try:
+            reply, data = self.worker.request({"op": "call_many", "fn": name, "calls": calls}, seconds, payload)
+            outcomes = decode_many(reply, data)
+        except WorkerDied as exc:
+            self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
+            self._collect(self.worker, alive=False)
+            self.worker.cleanup()
+            self.worker = None
+            return [StudentError(f"`{name}` did not return: {exc}.")] * len(arg_list)
+        except rpc.ProtocolError as exc:
+            return [StudentError(f"`{name}` returned something the grader cannot read ({exc}).")] * len(arg_list)
+        if len(outcomes) != len(arg_list):
+            return [StudentError(f"`{name}` returned something the grader cannot read.")] * len(arg_list)
+        return [self._outcome(name, o) for o in outcomes]
+
+    @staticmethod
+    def _outcome(name: str, outcome: tuple):
+        if outcome[0] == "ok":
+            return outcome[1]
+        if outcome[0] == "raised":
+            return StudentRaised(outcome[1], outcome[2])
+        return StudentError(f"`{name}` returned a value the grader does not accept: {outcome[2]}")
 
     def _value(self, name: str, reply: dict, data: bytes):
         if reply.get("ok"):

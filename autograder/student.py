@@ -51,6 +51,26 @@ def call(student, name: str, *args, **kwargs):
         raise StudentError(_short(f"`{name}` raised {kind}: {exc}")) from None
 
 
+def call_all(student, name: str, arg_list: list[tuple]) -> list:
+    """``name(*args)`` for every args: each a value or a StudentError (never raised here).
+
+    A sandboxed student answers them all in one round trip (``call_many``); in-process
+    functions are simply called one after another. Inputs are plain numbers here.
+    """
+    many = getattr(student, "call_many", None)
+    if many is None or student.get(name) is None:
+        return [_capture(lambda a=args: call(student, name, *a)) for args in arg_list]
+    return [StudentError(_short(f"`{name}` raised {v.type_name}: {v}")) if isinstance(v, StudentRaised) else v
+            for v in many(name, arg_list)]
+
+
+def _capture(fn):
+    try:
+        return fn()
+    except StudentError as exc:
+        return exc
+
+
 def to_array(value, what: str) -> np.ndarray:
     """A float64 copy of a numeric array-like, or a StudentError saying what was expected."""
     if value is None:

@@ -87,3 +87,16 @@ def test_sandbox_read_paths_hide_this_project(tmp_path, monkeypatch):
     assert str(site / "numpy") in paths and str(site / "solutions") not in paths and str(site) not in paths
     root = os.path.dirname(os.path.dirname(os.path.abspath(layers.__file__)))
     assert not any(p == root or p.startswith(os.path.join(root, "solutions")) for p in paths)
+
+
+def test_many_results_in_one_frame():
+    from autograder.sandbox.convert import encode_results
+    from autograder.sandbox.session import decode_many
+    results = [("ok", 12), ("error", {"type": "ValueError", "message": "bad n"}), ("ok", np.zeros(1 << 18)),
+               ("ok", (np.ones(2), 3.0))]
+    reply, payload = encode_results(results, 1 << 20)
+    out = decode_many({"many": reply}, payload)
+    assert out[0] == ("ok", 12) or (out[0][0] == "ok" and out[0][1] == 12)
+    assert out[1] == ("raised", "ValueError", "bad n")
+    assert out[2][0] == "refused" and "MiB" in out[2][2]
+    assert out[3][0] == "ok" and out[3][1][0].tolist() == [1.0, 1.0] and out[3][1][1] == 3.0

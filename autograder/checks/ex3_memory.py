@@ -6,17 +6,22 @@ import numpy as np
 import solutions as S
 
 from ..misconceptions import diagnose
-from ..student import StudentError, call, to_int
+from ..student import StudentError, call, call_all, to_int
 from ._base import mismatch, ok
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
 
 
 def _ask(student, name, *args):
-    """(raw value, exact int); a non-integer answer is still diagnosed (e.g. GB instead of bytes)."""
+    """(raw value, exact int) of one call."""
     value = call(student, name, *args)
+    return value, _as_int(name, args, value)
+
+
+def _as_int(name, args, value) -> int:
+    """The exact int; a non-integer answer is still diagnosed (e.g. GB instead of bytes)."""
     try:
-        return value, to_int(value, f"{name}{args}")
+        return to_int(value, f"{name}{args}")
     except StudentError as exc:
         entry = diagnose(name, args, value)
         raise StudentError(f"{exc}. It looks like {entry.advice}" if entry else str(exc),
@@ -56,10 +61,11 @@ def crossover_exact(student, rng):
 
 
 def _exact(student, name, reference, cases):
-    for args in cases:
-        raw, got = _ask(student, name, *args)
-        want = reference(*args)
-        if got != want:
+    for args, raw in zip(cases, call_all(student, name, cases)):
+        if isinstance(raw, StudentError):
+            raise raw
+        got = _as_int(name, args, raw)
+        if got != reference(*args):
             return mismatch(name, args, raw, f"{name}{args} = {raw!r}; expected the exact count for "
                             "these arguments (check every factor in the formula).")
     return ok()

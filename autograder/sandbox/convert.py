@@ -22,12 +22,37 @@ class Refused(Exception):
 def encode_value(value, max_bytes: int) -> tuple[dict, bytes]:
     arrays: list[np.ndarray] = []
     tree = _node(value, arrays, depth=0, count=[0])
+    _check_size(arrays, max_bytes)
+    descs, payload = pack_arrays(arrays)
+    return {"tree": tree, "arrays": descs}, payload
+
+
+def encode_results(results: list, max_bytes: int) -> tuple[dict, bytes]:
+    """Several calls' outcomes in one frame: each ("ok", value) or ("error", summary dict)."""
+    arrays: list[np.ndarray] = []
+    items = []
+    for kind, value in results:
+        if kind == "error":
+            items.append({"ok": False, "error": value, "raised": True})
+            continue
+        start = len(arrays)
+        try:
+            tree = _node(value, arrays, depth=0, count=[0])
+            _check_size(arrays, max_bytes)
+        except Refused as exc:
+            del arrays[start:]
+            items.append({"ok": False, "error": {"type": "Refused", "message": str(exc)}, "raised": False})
+            continue
+        items.append({"ok": True, "tree": tree})
+    descs, payload = pack_arrays(arrays)
+    return {"items": items, "arrays": descs}, payload
+
+
+def _check_size(arrays: list, max_bytes: int) -> None:
     total = sum(a.nbytes for a in arrays)
     if total > max_bytes:
         raise Refused(f"the result takes {total >> 20} MiB, more than the {max_bytes >> 20} MiB the "
                       "grader accepts; return only the arrays the exercise asks for")
-    descs, payload = pack_arrays(arrays)
-    return {"tree": tree, "arrays": descs}, payload
 
 
 def _node(value, arrays, depth, count):

@@ -182,6 +182,43 @@ def _rebuild(node, arrays, depth):
     raise rpc.ProtocolError("bad value tree")
 
 
+def encode_calls(calls) -> tuple[list[dict], bytes]:
+    """Several (args, kwargs) with their arrays in one shared payload."""
+    arrays: list = []
+    encoded = [{"args": [_enc(a, arrays) for a in args], "kwargs": {k: _enc(v, arrays) for k, v in kw.items()}}
+               for args, kw in calls]
+    descs, payload = rpc.pack_arrays(arrays)
+    fix = lambda v: descs[v["array"]] if isinstance(v, dict) else v  # noqa: E731
+    return [{"args": [fix(a) for a in c["args"]], "kwargs": {k: fix(v) for k, v in c["kwargs"].items()}}
+            for c in encoded], payload
+
+
+def _enc(a, arrays: list):
+    if isinstance(a, np.ndarray):
+        arrays.append(a)
+        return {"array": len(arrays) - 1}
+    if isinstance(a, (bool, int, float, str)) or a is None:
+        return a
+    raise TypeError(f"cannot send {type(a).__name__} to the worker")
+
+
+def decode_many(reply: dict, payload: bytes) -> list:
+    """Per call: ("ok", value) or ("raised" | "refused", type, message), from checked wire data."""
+    many = reply.get("many") if isinstance(reply.get("many"), dict) else {}
+    arrays = [rpc.unpack_array(d, payload) for d in many.get("arrays", [])[:100_000]]
+    out = []
+    for item in many.get("items", []):
+        if not isinstance(item, dict):
+            raise rpc.ProtocolError("bad result item")
+        if item.get("ok"):
+            out.append(("ok", _rebuild(item.get("tree"), arrays, 0)))
+        else:
+            err = item.get("error") if isinstance(item.get("error"), dict) else {}
+            out.append(("raised" if item.get("raised") else "refused", str(err.get("type", "Error"))[:80],
+                        str(err.get("message", ""))[:500]))
+    return out
+
+
 def encode_args(args, kwargs) -> tuple[list, dict, bytes]:
     arrays, descs = [], []
 

@@ -13,7 +13,7 @@ import traceback
 import numpy as np
 
 from . import rpc
-from .convert import Refused, encode_value
+from .convert import Refused, encode_results, encode_value
 
 
 class CappedText(io.TextIOBase):
@@ -82,6 +82,8 @@ class Worker:
                 return {"ok": True, "defined": [n for n in header.get("names", []) if callable(ns.get(n))]}, b""
             if op == "call":
                 return self._call(header, payload)
+            if op == "call_many":
+                return self._call_many(header, payload)
             if op == "output":
                 return {"ok": True, "stdout": self.out.text(), "stderr": self.err.text()}, b""
         except Exception as exc:  # noqa: BLE001 - report, keep serving
@@ -92,6 +94,14 @@ class Worker:
         result = self.shell.run_cell(source, store_history=False)
         exc = result.error_before_exec or result.error_in_exec
         return {"ok": exc is None, "error": _summary(exc) if exc is not None else None}
+
+    def _call_many(self, header, payload):
+        fn = self.shell.user_ns.get(str(header.get("fn")))
+        if not callable(fn):
+            return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
+        results = list(_call_many_fn(fn, header.get("calls", []), payload))
+        reply, data = encode_results(results, self.max_result)
+        return {"ok": True, "many": reply}, data
 
     def _call(self, header, payload):
         fn = self.shell.user_ns.get(str(header.get("fn")))
@@ -108,6 +118,16 @@ class Worker:
         except Refused as exc:
             return {"ok": False, "error": {"type": "Refused", "message": str(exc)}}, b""
         return {"ok": True, "value": reply}, data
+
+
+def _call_many_fn(fn, calls, payload):
+    for call in calls:
+        args = [_decode_arg(a, payload) for a in call.get("args", [])]
+        kwargs = {str(k): _decode_arg(v, payload) for k, v in call.get("kwargs", {}).items()}
+        try:
+            yield "ok", fn(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - the student's errors, reported per call
+            yield "error", _summary(exc)
 
 
 def _decode_arg(arg, payload):
