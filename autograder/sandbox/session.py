@@ -220,18 +220,5 @@ def decode_many(reply: dict, payload: bytes) -> list:
 
 
 def encode_args(args, kwargs) -> tuple[list, dict, bytes]:
-    arrays, descs = [], []
-
-    def enc(a):
-        if isinstance(a, np.ndarray):
-            arrays.append(a)
-            return {"array": len(arrays) - 1}
-        if isinstance(a, (bool, int, float, str)) or a is None:
-            return a
-        raise TypeError(f"cannot send {type(a).__name__} to the worker")
-
-    enc_args = [enc(a) for a in args]
-    enc_kwargs = {k: enc(v) for k, v in kwargs.items()}
-    descs, payload = rpc.pack_arrays(arrays)
-    fix = lambda v: descs[v["array"]] if isinstance(v, dict) else v  # noqa: E731
-    return [fix(a) for a in enc_args], {k: fix(v) for k, v in enc_kwargs.items()}, payload
+    calls, payload = encode_calls([(args, kwargs)])
+    return calls[0]["args"], calls[0]["kwargs"], payload
