@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import traceback
+import warnings
+
+import numpy as np
 
 from .checks._base import Outcome
 from .rubric import CATEGORIES, RUBRIC, cell_max, notebook_of
@@ -56,7 +59,12 @@ def build_record(student_id: str, checks: list[dict], integrity=(), needs_review
 
 
 def grade_namespace(namespace: dict, student_id: str = "anonymous") -> dict:
-    """Grade whatever exercise functions ``namespace`` defines (missing ones fail their checks)."""
+    """Grade whatever exercise functions ``namespace`` defines (missing ones fail their checks).
+
+    The student's numpy warnings are silenced: a warning never costs points or clutters output.
+    """
     seed = student_seed(student_id)
-    checks = [r for grade_id in RUBRIC for r in run_cell(namespace, grade_id, student_id, seed)]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        checks = [r for grade_id in RUBRIC for r in run_cell(namespace, grade_id, student_id, seed)]
     return build_record(student_id, checks)

@@ -46,7 +46,8 @@ def detect() -> dict[str, str]:
         "network namespace": "available" if root and hasattr(_libc, "unshare") else
             "missing: needs root (CAP_SYS_ADMIN)",
         "cgroup pids and memory": f"available ({cgroups.available()})" if cgroups.available() else
-            "missing: needs root and writable pids+memory controllers",
+            "missing: needs root and writable pids+memory controllers (without it a process that "
+            "leaves its session with setsid can outlive the worker)",
     }
 
 
@@ -122,7 +123,8 @@ def apply_all(workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str, str]
     status["rlimits"] = _rlimits(limits)
     status["landlock"] = _landlock(workdir)
     status["uid"] = _drop_root(workdir) if root else "missing: not root"
-    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if hasattr(_libc, "prctl"):                                   # Linux: die with the fork server
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     return status
 
 
@@ -135,6 +137,8 @@ def _new_session() -> str:
 
 
 def _new_netns() -> str:
+    if not hasattr(_libc, "unshare"):
+        return "missing: no unshare() on this system"
     if _libc.unshare(CLONE_NEWNET) != 0:
         return f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
     return "applied"
@@ -196,6 +200,8 @@ def python_world_readable() -> bool:
 
 def drop_capabilities() -> None:
     """capset(): empty effective, permitted and inheritable sets (v3 header, two 32-bit words)."""
+    if not hasattr(_libc, "capset"):
+        raise OSError("capset() is not available on this system")
     header = struct.pack("<Ii", 0x20080522, 0)
     data = bytes(24)
     if _libc.capset(ctypes.c_char_p(header), ctypes.c_char_p(data)) != 0:
