@@ -28,8 +28,9 @@ browser:
 test: $(VENV)/.dev-installed browser
 	$(PY) -m pytest --nbval-lax --nbval-current-env tests source/ch04_attention
 
+# Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed
-	$(PY) -m autograder release
+	$(PY) -m autograder release --execute-source
 
 clean-venv:
 	rm -rf $(VENV)

@@ -29,7 +29,10 @@ def _grade(args) -> int:
 def _release(args) -> int:
     from pathlib import Path
 
-    from .release import generate_release
+    from .release import execute_sources, generate_release
+    if args.execute_source:
+        for path in execute_sources(Path(args.course), args.assignment):
+            print(f"ran {path}")
     print(f"wrote {generate_release(Path(args.course), assignment=args.assignment)}")
     return 0
 
@@ -77,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
     release.add_argument("--course", default=".")
     release.add_argument("--assignment", default="ch04_attention")
+    release.add_argument("--execute-source", action="store_true",
+                         help="first re-run the source notebooks so their stored outputs are current")
     release.set_defaults(func=_release)
     return parser
 

@@ -35,3 +35,19 @@ def generate_release(course: Path, dest: Path | None = None, assignment: str = A
             shutil.rmtree(dest)
         shutil.copytree(work / "release" / assignment, dest)
     return dest
+
+
+def execute_sources(course: Path, assignment: str = ASSIGNMENT_ID) -> list[Path]:
+    """Re-run every source notebook in place so its stored outputs (the chapter's facts, the
+    plots) are current; no timing metadata is kept, so an unchanged run leaves no diff."""
+    import nbformat
+    from nbclient import NotebookClient
+    paths = sorted((Path(course) / "source" / assignment).glob("*.ipynb"))
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            cell.metadata.pop("execution", None)
+        NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        nbformat.write(nb, path)
+    return paths
