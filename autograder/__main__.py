@@ -55,7 +55,8 @@ def _doctor(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="attention-course: grade scaled dot-product attention notebooks safely")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="the README's main job: grade the bundled sample class")
     demo.add_argument("--workers", type=int, default=None)

@@ -125,3 +125,27 @@ def test_simulated_write_error_says_what_happened(tmp_path, monkeypatch):
     with pytest.raises(OutputError, match="No space left on device.*intact"):
         atomic_write(target, '{"new": 1}')
     assert target.read_text() == "{}" and list(target.parent.iterdir()) == [target]
+
+
+def test_killing_the_grader_leaves_no_student_process(tmp_path):
+    from adversarial import disrupt_double_forked_daemon as daemon
+    code = daemon.CODE.replace("agadvdaemon", "agorphan") + "\ntime.sleep(30)\n"
+    course = make_class(tmp_path, [], custom={"daemon": {}})
+    notebook = course / "submitted/daemon/ch04_attention/ex2_causal_mask.ipynb"
+    nb = json.loads(notebook.read_text())
+    nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                        "source": code})
+    notebook.write_text(json.dumps(nb))
+    proc = subprocess.Popen(_grade_cmd(course, tmp_path / "out"), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    from sandbox_helpers import marker_processes
+    deadline = time.monotonic() + 60
+    while not marker_processes("agorphan") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker_processes("agorphan"), "the daemon started"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while marker_processes("agorphan") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marker_processes("agorphan") == []

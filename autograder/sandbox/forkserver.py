@@ -26,17 +26,26 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     control = socket.socket(fileno=int(argv[0]))
     root = Path(argv[1])
-    from .worker import make_shell, warm_imports
-    warm_imports()
-    layers.read_paths()                                      # computed once, inherited by every worker
-    shell = make_shell()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)          # workers are reaped automatically
-    control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
     try:
+        from .worker import make_shell, warm_imports
+        warm_imports()
+        layers.read_paths()                                  # computed once, inherited by every worker
+        shell = make_shell()
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
+        control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
         _serve(control, root, shell)
+    except OSError:
+        pass                                               # the grader went away
     finally:
-        shutil.rmtree(root, ignore_errors=True)              # the grader is gone: leave nothing behind
+        _reap_everything(root)
     return 0
+
+
+def _reap_everything(root: Path) -> None:
+    """The grader is gone (maybe killed): end every worker's processes, remove their folders."""
+    for workdir in root.iterdir() if root.is_dir() else ():
+        cgroups.kill_all(cgroups.find(workdir.name), timeout=2.0)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _serve(control, root: Path, shell) -> None:
