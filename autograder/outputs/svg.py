@@ -58,8 +58,9 @@ def heatmaps(student, expected, title: str) -> str:
     for s in range(11):
         body.append(f'<rect x="{legend_x}" y="{48 + (10 - s) * size / 11:.1f}" width="12" '
                     f'height="{size / 11 + 0.5:.1f}" fill="{color(s / 10)}"/>')
-    body += [_text(legend_x + 16, 56, "1"), _text(legend_x + 16, 48 + size, "0")]
-    return data_uri(_svg(int(legend_x + 40), int(size + 70), body))
+    body += [_text(legend_x + 16, 56, "1"), _text(legend_x + 16, 48 + size, "0"),
+             _text(20, 48 + size + 18, "rows: query position i, columns: key position j")]
+    return data_uri(_svg(int(legend_x + 40), int(size + 76), body))
 
 
 def _is_matrix(m) -> bool:
