@@ -11,8 +11,7 @@ import time
 from .intake import CodeCell
 from .sandbox import rpc
 from .sandbox.limits import Limits
-from .sandbox.session import (ForkServer, Worker, WorkerDied, decode_many, decode_value, encode_args,
-                              encode_calls)
+from .sandbox.session import ForkServer, Worker, WorkerDied, decode_many, encode_calls
 from .student import StudentError, StudentRaised
 
 
@@ -99,46 +98,40 @@ class SandboxedStudent:
         return lambda *args, **kwargs: self.call(name, args, kwargs)
 
     def call(self, name: str, args, kwargs):
-        if self.worker is None:
-            self._start()
-        if self.worker is None or self._remaining() <= 0:
-            raise StudentError(f"`{name}` could not be called: the grading time or restarts for this "
-                               "submission ran out (see the notes).")
-        enc_args, enc_kwargs, payload = encode_args(args, kwargs)
-        seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
-        try:
-            reply, data = self.worker.request({"op": "call", "fn": name, "args": enc_args,
-                                               "kwargs": enc_kwargs}, seconds, payload)
-        except WorkerDied as exc:
-            self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
-            self._collect(self.worker, alive=False)
-            self.worker.cleanup()
-            self.worker = None
-            raise StudentError(f"`{name}` did not return: {exc}.") from None
-        return self._value(name, reply, data)
+        """One call, through the same round trip as many; failures are raised for the rubric."""
+        outcome = self._calls(name, [(args, kwargs)])[0]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
 
     def call_many(self, name: str, arg_list: list[tuple]) -> list:
-        """name(*args) for each args in one round trip: values, or StudentError per failed call."""
+        """name(*args) for each args in one round trip: values, or StudentError/StudentRaised per call."""
+        return self._calls(name, [(args, {}) for args in arg_list])
+
+    def _calls(self, name: str, calls: list[tuple[tuple, dict]]) -> list:
         if self.worker is None:
             self._start()
         if self.worker is None or self._remaining() <= 0:
             return [StudentError(f"`{name}` could not be called: the grading time or restarts for this "
-                                 "submission ran out (see the notes).")] * len(arg_list)
-        calls, payload = encode_calls([(args, {}) for args in arg_list])
+                                 "submission ran out (see the notes).")] * len(calls)
+        encoded, payload = encode_calls(calls)
         seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
         try:
-            reply, data = self.worker.request({"op": "call_many", "fn": name, "calls": calls}, seconds, payload)
+            reply, data = self.worker.request({"op": "call_many", "fn": name, "calls": encoded}, seconds, payload)
             outcomes = decode_many(reply, data)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
             self.worker.cleanup()
             self.worker = None
-            return [StudentError(f"`{name}` did not return: {exc}.")] * len(arg_list)
+            return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
         except rpc.ProtocolError as exc:
-            return [StudentError(f"`{name}` returned something the grader cannot read ({exc}).")] * len(arg_list)
-        if len(outcomes) != len(arg_list):
-            return [StudentError(f"`{name}` returned something the grader cannot read.")] * len(arg_list)
+            return [StudentError(f"`{name}` returned something the grader cannot read ({exc}).")] * len(calls)
+        if not reply.get("ok"):                       # e.g. the function removed itself from the notebook
+            err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
+            return [StudentError(f"`{name}` could not be called: {str(err.get('message', ''))[:300]}")] * len(calls)
+        if len(outcomes) != len(calls):
+            return [StudentError(f"`{name}` returned something the grader cannot read.")] * len(calls)
         return [self._outcome(name, o) for o in outcomes]
 
     @staticmethod
@@ -148,15 +141,3 @@ class SandboxedStudent:
         if outcome[0] == "raised":
             return StudentRaised(outcome[1], outcome[2])
         return StudentError(f"`{name}` returned a value the grader does not accept: {outcome[2]}")
-
-    def _value(self, name: str, reply: dict, data: bytes):
-        if reply.get("ok"):
-            try:
-                return decode_value(reply, data)
-            except rpc.ProtocolError as exc:
-                raise StudentError(f"`{name}` returned something the grader cannot read ({exc}).") from None
-        err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-        kind, message = str(err.get("type", "Error"))[:80], str(err.get("message", ""))[:500]
-        if reply.get("raised"):
-            raise StudentRaised(kind, message)
-        raise StudentError(f"`{name}` returned a value the grader does not accept: {message}")

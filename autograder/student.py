@@ -47,8 +47,13 @@ def call(student, name: str, *args, **kwargs):
     except StudentError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
-        kind = getattr(exc, "type_name", type(exc).__name__)
-        raise StudentError(_short(f"`{name}` raised {kind}: {exc}")) from None
+        raise _raised(name, exc) from None
+
+
+def _raised(name: str, exc: BaseException) -> StudentError:
+    """What the student reads when their function raised (here or in the sandboxed worker)."""
+    kind = getattr(exc, "type_name", type(exc).__name__)
+    return StudentError(_short(f"`{name}` raised {kind}: {exc}"))
 
 
 def call_all(student, name: str, arg_list: list[tuple]) -> list:
@@ -60,8 +65,7 @@ def call_all(student, name: str, arg_list: list[tuple]) -> list:
     many = getattr(student, "call_many", None)
     if many is None or student.get(name) is None:
         return [_capture(lambda a=args: call(student, name, *a)) for args in arg_list]
-    return [StudentError(_short(f"`{name}` raised {v.type_name}: {v}")) if isinstance(v, StudentRaised) else v
-            for v in many(name, arg_list)]
+    return [_raised(name, v) if isinstance(v, StudentRaised) else v for v in many(name, arg_list)]
 
 
 def _capture(fn):

@@ -181,3 +181,11 @@ def test_huge_return_value_is_refused(server, tmp_path):
     record = _score(server, tmp_path, code)
     msgs = [c["message"] for c in record["checks"] if c["grade_id"] == "ex2_mask"]
     assert any("more than the" in m or "did not return" in m for m in msgs), msgs
+
+
+def test_function_that_deletes_itself(server, tmp_path):
+    code = ("def causal_mask(n):\n    globals().pop('causal_mask', None)\n"
+            "    return np.triu(np.full((n, n), -np.inf), k=1)\n")
+    record = _score(server, tmp_path, code)
+    messages = [c["message"] for c in record["checks"] if not c["passed"]]
+    assert any("`causal_mask` could not be called: causal_mask is not defined" in m for m in messages)

@@ -19,14 +19,6 @@ class Refused(Exception):
     """The value cannot be sent to the grader; the message says what to return instead."""
 
 
-def encode_value(value, max_bytes: int) -> tuple[dict, bytes]:
-    arrays: list[np.ndarray] = []
-    tree = _node(value, arrays, depth=0, count=[0])
-    _check_size(arrays, max_bytes)
-    descs, payload = pack_arrays(arrays)
-    return {"tree": tree, "arrays": descs}, payload
-
-
 def encode_results(results: list, max_bytes: int) -> tuple[dict, bytes]:
     """Several calls' outcomes in one frame: each ("ok", value) or ("error", summary dict)."""
     arrays: list[np.ndarray] = []

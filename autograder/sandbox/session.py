@@ -157,15 +157,6 @@ def _kill_uid(uid: int) -> None:
     os.waitpid(pid, 0)
 
 
-def decode_value(reply: dict, payload: bytes):
-    """Rebuild the student's return value from checked wire data (arrays, numbers, tuples, lists)."""
-    value = reply.get("value")
-    if not isinstance(value, dict):
-        raise rpc.ProtocolError("missing value")
-    arrays = [rpc.unpack_array(d, payload) for d in value.get("arrays", [])[:100_000]]
-    return _rebuild(value.get("tree"), arrays, 0)
-
-
 def _rebuild(node, arrays, depth):
     if depth > 6 or not isinstance(node, dict):
         raise rpc.ProtocolError("bad value tree")
@@ -218,7 +209,3 @@ def decode_many(reply: dict, payload: bytes) -> list:
                         str(err.get("message", ""))[:500]))
     return out
 
-
-def encode_args(args, kwargs) -> tuple[list, dict, bytes]:
-    calls, payload = encode_calls([(args, kwargs)])
-    return calls[0]["args"], calls[0]["kwargs"], payload

@@ -13,7 +13,7 @@ import traceback
 import numpy as np
 
 from . import rpc
-from .convert import Refused, encode_results, encode_value
+from .convert import encode_results
 
 
 class CappedText(io.TextIOBase):
@@ -80,8 +80,6 @@ class Worker:
             if op == "functions":
                 ns = self.shell.user_ns
                 return {"ok": True, "defined": [n for n in header.get("names", []) if callable(ns.get(n))]}, b""
-            if op == "call":
-                return self._call(header, payload)
             if op == "call_many":
                 return self._call_many(header, payload)
             if op == "output":
@@ -102,22 +100,6 @@ class Worker:
         results = list(_call_many_fn(fn, header.get("calls", []), payload))
         reply, data = encode_results(results, self.max_result)
         return {"ok": True, "many": reply}, data
-
-    def _call(self, header, payload):
-        fn = self.shell.user_ns.get(str(header.get("fn")))
-        if not callable(fn):
-            return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
-        args = [_decode_arg(a, payload) for a in header.get("args", [])]
-        kwargs = {str(k): _decode_arg(v, payload) for k, v in header.get("kwargs", {}).items()}
-        try:
-            value = fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are the student's errors
-            return {"ok": False, "error": _summary(exc), "raised": True}, b""
-        try:
-            reply, data = encode_value(value, self.max_result)
-        except Refused as exc:
-            return {"ok": False, "error": {"type": "Refused", "message": str(exc)}}, b""
-        return {"ok": True, "value": reply}, data
 
 
 def _call_many_fn(fn, calls, payload):
