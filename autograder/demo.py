@@ -5,13 +5,12 @@ import shutil
 from pathlib import Path
 
 from .batch import grade_batch
+from .hardened import PACKAGE_COURSE
 from .release import generate_release
 from .sample_class import lay_out
+from .seeds import ASSIGNMENT_ID
 
-PACKAGE_COURSE = Path(__file__).resolve().parents[1]
-
-
-def prepare(course: Path, workdir: Path, assignment: str = "ch04_attention") -> Path:
+def prepare(course: Path, workdir: Path, assignment: str = ASSIGNMENT_ID) -> Path:
     """A fresh demo course: this course's config, source and release, plus the sample class."""
     if not (course / "release" / assignment).is_dir():
         generate_release(course, assignment=assignment)

@@ -25,10 +25,11 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
     """What nbgrader's SaveCells records at generate_assignment, done with the same API calls."""
     from nbformat import from_dict
     from nbgrader.utils import compute_checksum
+    cells = list(_source_cells(course, assignment))
     gb.update_or_create_assignment(assignment)
-    for name in sorted({nb for nb, _ in _source_cells(course, assignment)}):
+    for name in sorted({nb for nb, _ in cells}):
         gb.update_or_create_notebook(name, assignment)
-    for nb_name, cell in _source_cells(course, assignment):
+    for nb_name, cell in cells:
         meta, source = cell["metadata"]["nbgrader"], "".join(cell["source"])
         gid, ctype = meta["grade_id"], cell["cell_type"]
         if meta.get("grade"):

@@ -147,6 +147,7 @@ def _salvage(text: str) -> list[str]:
 def collect_cells(nb: dict, name: str, expected: dict[str, TestCell], intake: Intake) -> None:
     """Student code cells in order; test and read-only cells compared with the course's versions."""
     seen = set()
+    locked_texts = {_norm(t.text) for t in expected.values() if not t.meta[1]}
     for index, cell in enumerate(nb.get("cells", []) if isinstance(nb.get("cells"), list) else []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -162,7 +163,7 @@ def collect_cells(nb: dict, name: str, expected: dict[str, TestCell], intake: In
             intake.damage(f"{name}.ipynb has an extra grade cell '{str(gid)[:60]}' that is not in the "
                           "assignment; it was not run.")
             continue
-        elif _norm(source) in {_norm(t.text) for t in expected.values() if not t.meta[1]}:
+        elif _norm(source) in locked_texts:
             continue                                       # a test cell without its metadata
         intake.cells.append(CodeCell(name, index, source))
     if nb.get("salvaged"):

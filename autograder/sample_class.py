@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 
+from .seeds import ASSIGNMENT_ID
 from .submissions import write_submission
 
 _SDPA = "def scaled_dot_product_attention(Q, K, V):\n    w = softmax({scores}, axis={axis})\n    return {ret}\n"
@@ -131,7 +132,7 @@ def students() -> dict[str, dict]:
     return {**CORRECT, **MISTAKES, **REPEATS, **UNFINISHED, **HOSTILE, **{k: {} for k in DAMAGED}}
 
 
-def lay_out(course: Path, assignment: str = "ch04_attention") -> list[str]:
+def lay_out(course: Path, assignment: str = ASSIGNMENT_ID) -> list[str]:
     """Write every sample submission under ``course/submitted/<student>/<assignment>/``."""
     release, source = course / "release" / assignment, course / "source" / assignment
     root = course / "submitted"

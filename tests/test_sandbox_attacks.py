@@ -42,6 +42,8 @@ PROBES = {
     "read_proc_of_grader": "open('/proc/1/environ', 'rb').read()\nESCAPED = True",
     "secrets_in_memory": "import sys\nESCAPED = any(m.startswith(('solutions', 'autograder.rubric', "
                          "'autograder.checks', 'autograder.grading', 'nbgrader')) for m in sys.modules)",
+    "ipython_shell_escape": "out = get_ipython().getoutput('echo hi')\nget_ipython().system('echo hi')\n"
+                            "ESCAPED = 'hi' in str(out)",
     "exec_a_program": "import subprocess\nsubprocess.run(['/bin/true'], check=True)\nESCAPED = True",
 }
 

@@ -132,13 +132,12 @@ def make_shell():
 
     shell.system = shell.system_raw = shell.system_piped = refuse
     shell.getoutput = lambda *a, **k: refuse() or ""
-    for name in ("bash", "sh", "script", "system", "sx", "perl", "ruby", "python3", "python", "sx"):
-        shell.magics_manager.magics["cell"].pop(name, None)
-    shell.magics_manager.magics["line"]["system"] = refuse
-    shell.magics_manager.magics["line"]["sx"] = refuse
-    shell.magics_manager.magics["line"]["matplotlib"] = lambda line="": None
-    shell.magics_manager.magics["line"]["pip"] = refuse
-    shell.magics_manager.magics["line"]["conda"] = refuse
+    magics = shell.magics_manager.magics
+    for name in ("bash", "sh", "script", "system", "sx", "perl", "ruby", "python3", "python"):
+        magics["cell"].pop(name, None)
+    for name in ("system", "sx", "pip", "conda"):
+        magics["line"][name] = refuse
+    magics["line"]["matplotlib"] = lambda line="": None
     return shell
 
 
