@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .seeds import ASSIGNMENT_ID
+
 
 def _demo(args) -> int:
     from .demo import run_demo
@@ -42,7 +44,11 @@ def _check(args) -> int:
 
     from .hardened import grade_submission
     from .textreport import check_table
-    record = grade_submission(args.path, course=args.course, student_id=args.student)
+    try:
+        record = grade_submission(args.path, course=args.course, student_id=args.student)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps(record, indent=1) if args.json else check_table(record))
     return 0
 
@@ -54,18 +60,25 @@ def _doctor(args) -> int:
     return 0
 
 
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="the README's main job: grade the bundled sample class")
-    demo.add_argument("--workers", type=int, default=None)
+    demo.add_argument("--workers", type=_positive, default=None)
     demo.set_defaults(func=_demo)
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
     grade.add_argument("--course", default=".")
-    grade.add_argument("--assignment", default="ch04_attention")
+    grade.add_argument("--assignment", default=ASSIGNMENT_ID)
     grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
-    grade.add_argument("--workers", type=int, default=None, help="parallel graders (default: cores)")
+    grade.add_argument("--workers", type=_positive, default=None, help="parallel graders (default: cores)")
     grade.add_argument("--resume", action="store_true", help="skip students whose record is complete")
     grade.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
     grade.add_argument("--student", nargs="*", default=None, help="grade only these students")
@@ -80,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
     release.add_argument("--course", default=".")
-    release.add_argument("--assignment", default="ch04_attention")
+    release.add_argument("--assignment", default=ASSIGNMENT_ID)
     release.add_argument("--execute-source", action="store_true",
                          help="first re-run the source notebooks so their stored outputs are current")
     release.set_defaults(func=_release)

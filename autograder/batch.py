@@ -73,6 +73,9 @@ class BatchResult:
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
     root = course / "submitted"
     found = sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir()) if root.is_dir() else []
+    if not found:
+        raise ValueError(f"no submissions found: expected folders {root}/<student>/{assignment}/ "
+                         "(nbgrader's layout); check --course and --assignment")
     if only:
         missing = sorted(set(only) - set(found))
         if missing:

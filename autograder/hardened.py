@@ -48,6 +48,9 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                      server: ForkServer | None = None, assignment: str = ASSIGNMENT_ID) -> dict:
     """The result record for one submission (a folder of notebooks or one notebook)."""
     path = Path(path).resolve()
+    if not path.exists():
+        raise ValueError(f"{path} does not exist: give a submission folder "
+                         f"(submitted/<student>/{assignment}) or one of its notebooks")
     course = Path(course).resolve() if course else find_course(path)
     student_id = student_id or infer_student(path, assignment)
     intake = intake_submission(path, course, assignment)

@@ -48,3 +48,13 @@ def test_progress_line_shows_done_failures_and_eta():
     line = bar.line()
     assert "3/4 graded" in line and "1 need review" in line and "ETA" in line
     assert stream.getvalue().count("\n") >= 1
+
+
+def test_bad_paths_and_numbers_get_clear_errors(tmp_path):
+    proc = _run("grade", "--course", str(tmp_path / "nowhere"))
+    assert proc.returncode == 1 and "no submissions found" in proc.stderr and "--course" in proc.stderr
+    proc = _run("check", str(tmp_path / "missing.ipynb"))
+    assert proc.returncode == 1 and "does not exist" in proc.stderr
+    proc = _run("grade", "--workers", "0")
+    assert proc.returncode == 2 and "must be at least 1" in proc.stderr
+    assert not (tmp_path / "nowhere").exists()

@@ -108,3 +108,14 @@ def test_release_in_sync_with_source(tmp_path):
     for name in NOTEBOOKS:
         assert _normalise(fresh / f"{name}.ipynb") == _normalise(RELEASE / f"{name}.ipynb"), (
             f"release/{name}.ipynb is out of date: run `make release`")
+
+
+@pytest.mark.slow
+def test_stored_outputs_are_current(tmp_path):
+    """`make release` re-runs the sources; doing so now must reproduce the committed outputs exactly."""
+    import shutil
+    from autograder.release import execute_sources
+    shutil.copytree(SOURCE, tmp_path / "source" / "ch04_attention")
+    for path in execute_sources(tmp_path):
+        assert path.read_text() == (SOURCE / path.name).read_text(), f"{path.name}: run `make release`"
+        assert '"execution"' not in path.read_text()
