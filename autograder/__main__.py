@@ -53,6 +53,19 @@ def _check(args) -> int:
     return 0
 
 
+def _init(args) -> int:
+    from .init import CourseExists, init_course, next_steps
+    try:
+        result = init_course(args.dir, force=args.force, merge=args.merge)
+    except CourseExists as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"course in {result.course}: wrote {', '.join(result.written)}" +
+          (f"; kept {', '.join(result.kept)}" if result.kept else ""))
+    print(next_steps(result.course))
+    return 0
+
+
 def _doctor(args) -> int:
     from .sandbox.layers import detect
     from .textreport import doctor_table
@@ -89,6 +102,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--course", default=None, help="course folder (default: found above PATH)")
     check.add_argument("--student", default=None, help="student id (default: from the nbgrader layout)")
     check.set_defaults(func=_check)
+    init = sub.add_parser("init", help="lay out an nbgrader course holding this chapter in DIR")
+    init.add_argument("dir")
+    init.add_argument("--force", action="store_true", help="overwrite this chapter's files and the config")
+    init.add_argument("--merge", action="store_true",
+                      help="add this chapter to an existing course, keeping its config and assignments")
+    init.set_defaults(func=_init)
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")

@@ -1,0 +1,78 @@
+"""``python -m autograder init DIR``: lay out an nbgrader course holding this chapter.
+
+Like ``nbgrader quickstart``, but with this package's own course: the config template,
+``source/`` and ``release/`` of the chapter, and an empty ``submitted/``. Everything comes
+from the package data (``autograder.resources``), so it works from any installed copy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import resources
+from .resources import CHAPTER, CONFIG
+
+
+class CourseExists(ValueError):
+    """The target already holds a course (or other files) and no --force / --merge was given."""
+
+
+@dataclass
+class InitResult:
+    course: Path
+    written: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def init_course(dest, *, force: bool = False, merge: bool = False, assignment: str = CHAPTER) -> InitResult:
+    """Write the chapter into ``dest``; refuse to touch an existing folder unless told.
+
+    ``merge`` keeps an existing course's config and other assignments and adds this one beside
+    them; ``force`` replaces this chapter's files (and, without ``merge``, the config).
+    """
+    dest = Path(dest).resolve()
+    _refuse_if_occupied(dest, force=force, merge=merge, assignment=assignment)
+    result = InitResult(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    config = dest / CONFIG
+    if merge and config.exists():
+        result.kept.append(CONFIG)
+    else:
+        config.write_text(resources.config_template(), encoding="utf-8")
+        result.written.append(CONFIG)
+    resources.write_assignment(dest, assignment)
+    result.written += [f"source/{assignment}/", f"release/{assignment}/"]
+    (dest / "submitted").mkdir(exist_ok=True)
+    result.written.append("submitted/")
+    return result
+
+
+def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str) -> None:
+    if force or not dest.exists():
+        return
+    if not dest.is_dir():
+        raise CourseExists(f"{dest} exists and is not a folder; choose another path")
+    ours = [p for p in (f"source/{assignment}", f"release/{assignment}") if (dest / p).exists()]
+    if merge and ours:
+        raise CourseExists(f"{dest} already holds {' and '.join(ours)}: add --force to replace this "
+                           "chapter's files (the config and other assignments are kept with --merge)")
+    if merge or not any(dest.iterdir()):
+        return
+    what = "an nbgrader course (nbgrader_config.py)" if (dest / CONFIG).exists() else "files"
+    raise CourseExists(f"{dest} already holds {what}. Add --merge to add {assignment} beside what is "
+                       f"there (its config is kept), or --force to overwrite {CONFIG} and {assignment}; "
+                       "or choose an empty folder")
+
+
+def next_steps(course: Path, assignment: str = CHAPTER) -> str:
+    """What an instructor runs next, for the ``init`` command's last lines."""
+    return "\n".join([
+        "Next:",
+        f"  cd {course}",
+        "  python -m autograder release --course .      # after editing source/: regenerate release/",
+        f"  nbgrader release_assignment {assignment}   # or hand out release/{assignment}/*.ipynb",
+        f"  nbgrader collect {assignment}              # or copy each student's notebooks to "
+        f"submitted/<student>/{assignment}/",
+        "  python -m autograder grade --course .        # grade every submission in the sandbox",
+        f"  python -m autograder check submitted/<student>/{assignment}   # one submission, as a table",
+    ])

@@ -1,0 +1,84 @@
+"""The course as package data (autograder.resources) and `init`, which lays out a course anywhere."""
+import subprocess
+import sys
+
+import pytest
+
+from autograder import resources
+from autograder.init import CourseExists, init_course, next_steps
+from conftest import RELEASE, ROOT, SOURCE
+
+
+def _files(folder, pattern):
+    return {p.name: p.read_bytes() for p in sorted(folder.glob(pattern))}
+
+
+def test_packaged_course_is_the_repository_course():
+    """In a checkout the package data are the tracked files themselves (links), never a stale copy."""
+    assert resources.notebooks("source") == _files(SOURCE, "*.ipynb") != {}
+    assert resources.notebooks("release") == _files(RELEASE, "*.ipynb") != {}
+    assert resources.config_template() == (ROOT / "nbgrader_config.py").read_text()
+    fixtures = resources.fixture_sources()
+    assert fixtures == {p.stem: p.read_text() for p in sorted((ROOT / "tests/fixtures/impl").glob("[!_]*.py"))}
+    assert "no_scaling" in fixtures
+
+
+def test_package_data_in_pyproject_covers_every_packaged_file():
+    """The globs that put files in the wheel match every file the resources module reads."""
+    import tomllib
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["autograder"]
+    base = ROOT / "autograder"
+    matched = {p for g in globs for p in base.glob(g)}
+    wanted = {base / "course_files/nbgrader_config.py",
+              *(base / "course_files/source/ch04_attention" / n for n in resources.notebooks("source")),
+              *(base / "course_files/release/ch04_attention" / n for n in resources.notebooks("release")),
+              *(base / "course_files/fixtures" / f"{n}.py" for n in resources.fixture_sources())}
+    assert wanted <= matched
+
+
+def test_init_lays_out_a_course(tmp_path):
+    result = init_course(tmp_path / "course")
+    course = result.course
+    assert _files(course / "source/ch04_attention", "*.ipynb") == _files(SOURCE, "*.ipynb")
+    assert _files(course / "release/ch04_attention", "*.ipynb") == _files(RELEASE, "*.ipynb")
+    assert (course / "nbgrader_config.py").read_text() == (ROOT / "nbgrader_config.py").read_text()
+    assert (course / "submitted").is_dir() and not any((course / "submitted").iterdir())
+
+
+def test_init_refuses_an_existing_course_unless_told(tmp_path):
+    course = init_course(tmp_path / "c").course
+    (course / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = 'mine'\n")
+    with pytest.raises(CourseExists, match="--merge.*--force"):
+        init_course(course)
+    with pytest.raises(CourseExists, match="already holds source/ch04_attention"):
+        init_course(course, merge=True)
+    assert "'mine'" in (course / "nbgrader_config.py").read_text()
+    init_course(course, force=True)
+    assert "'mine'" not in (course / "nbgrader_config.py").read_text()
+
+
+def test_init_refuses_a_folder_with_other_files(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(CourseExists, match="already holds files"):
+        init_course(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_merge_adds_the_chapter_beside_other_assignments(tmp_path):
+    (tmp_path / "source/week1").mkdir(parents=True)
+    (tmp_path / "source/week1/intro.ipynb").write_text("{}")
+    config = "c = get_config()\nc.CourseDirectory.course_id = 'ml101'\n"
+    (tmp_path / "nbgrader_config.py").write_text(config)
+    result = init_course(tmp_path, merge=True)
+    assert result.kept == ["nbgrader_config.py"] and (tmp_path / "nbgrader_config.py").read_text() == config
+    assert (tmp_path / "source/week1/intro.ipynb").read_text() == "{}"
+    assert _files(tmp_path / "source/ch04_attention", "*.ipynb") == _files(SOURCE, "*.ipynb")
+
+
+def test_init_command_prints_the_next_steps(tmp_path):
+    run = [sys.executable, "-m", "autograder", "init", str(tmp_path / "c")]
+    first = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert next_steps(tmp_path / "c") in first.stdout and "grade --course ." in first.stdout
+    again = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert again.returncode == 1 and "Traceback" not in again.stderr and "--merge" in again.stderr
