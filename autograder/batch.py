@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
+from .intake import course_notebooks
 from .progress import Progress
 from .records import read_record, write_record
 from .seeds import ASSIGNMENT_ID
@@ -90,6 +91,7 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     course = Path(course).resolve()
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
+    course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
     result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
     bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)

@@ -1,0 +1,97 @@
+"""Keep the student's code cells; compare the notebook's test and read-only cells with the course's.
+
+Test cells are never taken from the submission: the grader runs its own
+checks. Edited, deleted or re-pointed cells are damage (one line per kind of
+damage per notebook); a notebook whose nbgrader metadata an editor removed
+altogether gets one line, and its cells are matched by their text.
+"""
+from __future__ import annotations
+
+from ..inert import shown
+from .cells import Cell
+from .expected import TestCell
+from .model import CodeCell, Intake
+
+
+def _norm(text: str) -> str:
+    return "\n".join(line.rstrip() for line in str(text).strip().splitlines())
+
+
+def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], intake: Intake,
+                  salvaged: bool = False) -> None:
+    """Student code cells in order; test and read-only cells compared with the course's versions."""
+    locked = {_norm(t.text): gid for gid, t in expected.items() if not t.meta[1]}
+    code = [c for c in cells if c.cell_type == "code"]
+    if not salvaged and expected and code and not any(c.nbgrader and c.nbgrader.grade_id for c in code):
+        _stripped_metadata(code, name, expected, locked, intake)
+        return
+    seen, edited, changed = set(), [], []
+    for cell in code:
+        nbg = cell.nbgrader
+        gid = nbg.grade_id if nbg else None
+        if gid in expected:
+            seen.add(gid)
+            want = expected[gid]
+            if nbg.valid and nbg.flags != want.meta:
+                changed.append(gid)
+            if not want.meta[1]:
+                if _norm(cell.source) != _norm(want.text):
+                    edited.append(gid)
+                if want.meta[2]:
+                    continue                                   # test or read-only cell: never run
+        elif nbg and nbg.grade and not nbg.solution:
+            intake.damage(f"{name}.ipynb has an extra grade cell {shown(gid or '?', 60)} that is not in the "
+                          "assignment; it was not run.")
+            continue
+        elif _norm(cell.source) in locked:
+            continue                                           # a test cell without its metadata
+        intake.cells.append(CodeCell(name, cell.index, cell.source))
+    _report(name, expected, seen, edited, changed, salvaged, intake)
+
+
+def _report(name, expected, seen, edited, changed, salvaged, intake) -> None:
+    if changed:
+        intake.damage(f"{name}.ipynb: the nbgrader settings of {_cells_named(changed)} were changed "
+                      f"(points or grade flags); the assignment's settings were used.")
+    if edited:
+        intake.damage(f"{name}.ipynb: the locked {_cells_named(edited)} {_was(edited)} edited; the grader ran "
+                      "its own tests instead.")
+    if salvaged:
+        return                                                 # cell metadata was lost with the JSON
+    deleted = sorted(set(expected) - seen)
+    if deleted:
+        kinds = " and ".join(sorted({_kind(expected[g]) for g in deleted}))
+        intake.damage(f"{name}.ipynb: the {kinds} {_cells_named(deleted)} {_was(deleted)} deleted.")
+
+
+def _stripped_metadata(code: list[Cell], name: str, expected: dict[str, TestCell], locked: dict,
+                       intake: Intake) -> None:
+    """No cell carries nbgrader metadata: match test cells by text, report once for the notebook."""
+    found = set()
+    for cell in code:
+        gid = locked.get(_norm(cell.source))
+        if gid is not None and expected[gid].meta[2]:
+            found.add(gid)
+            continue
+        intake.cells.append(CodeCell(name, cell.index, cell.source))
+    missing = sorted(g for g, t in expected.items() if not t.meta[1] and t.meta[2] and g not in found)
+    if missing:
+        intake.damage(f"{name}.ipynb has lost its nbgrader cell metadata (an editor removed it) and the "
+                      f"locked {_cells_named(missing)} {_was(missing)} not found; the grader ran its own "
+                      "tests on the code.")
+    else:
+        intake.note(f"{name}.ipynb has lost its nbgrader cell metadata (an editor removed it); its cells "
+                    "were recognised by their text and graded as usual.")
+
+
+def _kind(cell: TestCell) -> str:
+    return "test" if cell.meta[0] else "exercise" if cell.meta[1] else "read-only"
+
+
+def _cells_named(ids: list[str]) -> str:
+    names = ", ".join(f"'{g}'" for g in ids)
+    return f"cell {names}" if len(ids) == 1 else f"cells {names}"
+
+
+def _was(ids: list[str]) -> str:
+    return "was" if len(ids) == 1 else "were"

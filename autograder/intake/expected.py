@@ -1,0 +1,94 @@
+"""The course's side of intake: which notebooks an assignment has and which cells must stay unchanged.
+
+Locked cells are compared with the release the students were given. A course
+without ``release/`` is compared with ``source/`` stripped the way nbgrader's
+``generate_assignment`` strips it (hidden-test regions removed), so honest
+students are never accused of editing cells they were never shown.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cells import cells_of
+from .model import Intake
+
+BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
+
+
+class CourseError(ValueError):
+    """The course itself cannot grade this assignment (one clear error, before any student)."""
+
+
+@dataclass(frozen=True)
+class TestCell:
+    grade_id: str
+    text: str            # what the student should see (release version)
+    meta: tuple          # (grade, solution, locked, points)
+
+
+@dataclass(frozen=True)
+class CourseNotebooks:
+    names: tuple[str, ...]                           # the assignment's notebooks, without .ipynb
+    expected: dict[str, dict[str, TestCell]]         # notebook -> grade_id -> cell to keep
+    source_digests: dict[str, str]                   # sha256 of a source notebook's bytes -> its name
+    instructor_files: frozenset                      # (st_dev, st_ino) of source/ and release/ notebooks
+    release_missing: bool
+
+
+def course_notebooks(course: Path, assignment: str) -> CourseNotebooks:
+    """The assignment's notebooks (cached while the files are unchanged); CourseError if there are none."""
+    src, rel = Path(course) / "source" / assignment, Path(course) / "release" / assignment
+    paths = sorted(src.glob("*.ipynb")) + sorted(rel.glob("*.ipynb"))
+    if not any(p.parent == src for p in paths):
+        raise CourseError(f"the course has no source notebooks in {src}: nothing to grade against. "
+                          "Check --course and --assignment.")
+    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    return _load(src, rel, key)
+
+
+@functools.lru_cache(maxsize=8)
+def _load(src: Path, rel: Path, key: tuple) -> CourseNotebooks:
+    names = tuple(sorted(p.stem for p in src.glob("*.ipynb")))
+    release_missing = not rel.is_dir()
+    expected = {n: expected_cells(src / f"{n}.ipynb", None if release_missing else rel / f"{n}.ipynb")
+                for n in names}
+    digests = {hashlib.sha256((src / f"{n}.ipynb").read_bytes()).hexdigest(): n for n in names}
+    inodes = frozenset((st.st_dev, st.st_ino) for st in (os.stat(p) for p, *_ in key))
+    return CourseNotebooks(names, expected, digests, inodes, release_missing)
+
+
+def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCell]:
+    """grade_id -> the locked/graded cells a submission must keep unchanged."""
+    shown = None
+    if release_nb is not None and release_nb.exists():
+        shown = {c.nbgrader.grade_id: c.source for c in _cells(release_nb) if c.nbgrader}
+    out = {}
+    for cell in _cells(source_nb):
+        nbg = cell.nbgrader
+        if nbg and nbg.grade_id and (nbg.grade or nbg.solution or nbg.locked):
+            text = shown.get(nbg.grade_id, cell.source) if shown is not None else strip_hidden_tests(cell.source)
+            out[nbg.grade_id] = TestCell(nbg.grade_id, text, nbg.flags)
+    return out
+
+
+def _cells(path: Path):
+    """The course's own notebooks, read with the same checks as a submission's."""
+    return cells_of(json.loads(Path(path).read_text(encoding="utf-8-sig")), path.stem, Intake())
+
+
+def strip_hidden_tests(source: str) -> str:
+    """``source`` without its hidden-test regions, line for line as nbgrader's ClearHiddenTests does."""
+    kept, hidden = [], False
+    for line in source.split("\n"):
+        if BEGIN_HIDDEN in line:
+            hidden = True
+        elif END_HIDDEN in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)

@@ -1,0 +1,30 @@
+"""What intake hands to the grader: the student's code cells, and what was wrong with the files."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class CodeCell:
+    notebook: str
+    index: int
+    source: str
+
+
+@dataclass
+class Intake:
+    cells: list[CodeCell] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
+    notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
+    needs_review: bool = False
+
+    def damage(self, message: str) -> None:
+        self.problems.append(message)
+        self.needs_review = True
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+class Refused(Exception):
+    """A file or folder intake will not read; the message is for the student and the instructor."""

@@ -1,0 +1,119 @@
+"""Intake of one submission: a folder of notebooks (or one notebook), notebook by notebook.
+
+Each notebook goes through the same steps (find it, read it as a regular
+file, check it is nobody else's, decode, parse, check its cells, compare them
+with the course's); anything that goes wrong, even a bug here, damages that
+notebook only, and intake moves on to the next.
+"""
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+
+from ..inert import shown
+from ..seeds import ASSIGNMENT_ID
+from .cells import cells_of
+from .compare import collect_cells
+from .expected import course_notebooks
+from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
+from .integrity import Context, copy_event, link_event
+from .model import Intake, Refused
+from .names import Found, find, stem_of
+from .parse import decode, parse
+
+
+def intake_submission(path: Path, course: Path, assignment: str = ASSIGNMENT_ID, student_id: str | None = None) -> Intake:
+    """The student's code cells and the submission's damage; raises only CourseError (the course's fault)."""
+    ctx = Context(Path(course), assignment, student_id, course_notebooks(Path(course), assignment))
+    intake = Intake()
+    path = Path(os.path.abspath(path))
+    single = path.name.lower().endswith(".ipynb")
+    folder = path.parent if single else path
+    try:
+        fd = open_folder(folder, _levels(folder, assignment))
+    except LinkRefused as exc:
+        intake.damage(link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx))
+        return intake
+    except (Refused, OSError) as exc:
+        intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
+        return intake
+    try:
+        files = listing(fd)
+        for found in _wanted(path, single, files, ctx, intake):
+            _guarded(fd, folder, found, ctx, intake)
+    finally:
+        os.close(fd)
+    return intake
+
+
+def _levels(folder: Path, assignment: str) -> int:
+    """How many trailing folders belong to the student: ``<student>/<assignment>`` in nbgrader's layout."""
+    return 2 if folder.name == assignment and folder.parent.parent.name == "submitted" else 1
+
+
+def _wanted(path: Path, single: bool, files: list[str], ctx: Context, intake: Intake) -> list[Found]:
+    names = ctx.notebooks.names
+    if not single:
+        return [find(name, files, names) for name in names]
+    stem = stem_of(path.name)
+    match = next((n for n in names if n.lower() == (stem or "").lower()), None)
+    if match is None:
+        intake.damage(f"{shown(path.name)} is not one of the assignment's notebooks ({', '.join(names)}).")
+        return []
+    note = None if path.name == f"{match}.ipynb" else f"{shown(path.name)} was graded as {match}.ipynb."
+    return [Found(match, path.name, note=note)]
+
+
+def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
+    """One notebook's intake; any unexpected error damages this notebook only."""
+    try:
+        _notebook(fd, folder, found, ctx, intake)
+    except Exception as exc:  # noqa: BLE001 - a surprise in one notebook must not stop the others
+        detail = traceback.format_exception_only(type(exc), exc)[-1].strip()[:200]
+        intake.damage(f"{found.name}.ipynb could not be read by the grader ({shown(detail, 200)}); it was not "
+                      "graded and an instructor must look at it.")
+
+
+def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
+    name = found.name
+    if found.problem:
+        intake.damage(found.problem)
+        return
+    if found.note:
+        intake.note(found.note)
+    raw = _read(fd, folder, found, ctx, intake)
+    if raw is None:
+        return
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
+                      "mostly outputs; the outputs were ignored and the code graded.")
+    nb = parse(decode(raw, name, intake), name, intake)
+    if nb is not None:
+        collect_cells(cells_of(nb, name, intake), name, ctx.notebooks.expected.get(name, {}), intake,
+                      salvaged=bool(nb.get("salvaged")))
+
+
+def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> bytes | None:
+    what = f"{found.name}.ipynb" if found.file == f"{found.name}.ipynb" else shown(found.file)
+    try:
+        raw, st = read_regular(fd, folder, found.file)
+    except LinkRefused as exc:
+        intake.damage(link_event(exc.link, what, ctx))
+        return None
+    except (Refused, OSError) as exc:
+        intake.damage(f"{what} could not be read ({_reason(exc)}); it was not graded. Submit the notebook "
+                      "file itself.")
+        return None
+    event = copy_event(raw, st, what, ctx)
+    if event:
+        intake.damage(event[0])
+        return None if event[1] else raw
+    return raw
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or type(exc).__name__
+    return str(exc)
+

@@ -1,0 +1,197 @@
+"""Intake treats every byte as hostile: file kinds, links, copies, nesting and field types.
+
+Each test is one root cause: without its defence the grader would follow the
+link, block on the FIFO, recurse until it crashed, or crash on a wrong type.
+"""
+import json
+import os
+import shutil
+import socket
+import time
+
+import pytest
+
+import autograder.intake.submission as submission_module
+from autograder.hardened import intake_submission
+from autograder.submissions import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+
+NB = "ex2_causal_mask"
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course copy with two students, ann and bob."""
+    course = tmp_path / "course"
+    for part in ("source", "release"):
+        shutil.copytree(ROOT / part, course / part)
+    for student in ("ann", "bob"):
+        write_submission(RELEASE, SOURCE, course / "submitted" / student / "ch04_attention")
+    return course
+
+
+def _folder(course, student="ann"):
+    return course / "submitted" / student / "ch04_attention"
+
+
+def _intake(course, student="ann"):
+    start = time.monotonic()
+    intake = intake_submission(_folder(course, student), course, "ch04_attention", student)
+    assert time.monotonic() - start < 30
+    return intake
+
+
+def _graded(intake, name=NB):
+    return [c for c in intake.cells if c.notebook == name]
+
+
+def _only_this_notebook_lost(intake, name=NB):
+    assert intake.needs_review and not _graded(intake, name)
+    assert {c.notebook for c in intake.cells} == {"ex1_attention", "ex2_causal_mask", "ex3_memory",
+                                                  "ex4_cross_attention"} - {name}
+
+
+def _replace(course, make, student="ann"):
+    path = _folder(course, student) / f"{NB}.ipynb"
+    path.unlink()
+    make(path)
+    return path
+
+
+def test_notebook_that_is_a_folder(course):
+    _replace(course, lambda p: p.mkdir())
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any(f"{NB}.ipynb could not be read ('{NB}.ipynb' is a folder)" in p for p in intake.problems)
+
+
+def test_notebook_that_is_a_fifo_does_not_block(course):
+    _replace(course, os.mkfifo)
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("named pipe" in p for p in intake.problems)
+
+
+def test_notebook_that_is_a_socket(course, monkeypatch):
+    sock = socket.socket(socket.AF_UNIX)
+    monkeypatch.chdir(_folder(course))                     # a relative name: socket paths are short
+    try:
+        _replace(course, lambda p: sock.bind(p.name))
+        intake = _intake(course)
+    finally:
+        sock.close()
+    _only_this_notebook_lost(intake)
+    assert any("a socket" in p for p in intake.problems)
+
+
+def test_link_to_dev_zero_is_not_followed(course):
+    _replace(course, lambda p: p.symlink_to("/dev/zero"))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("is a link (to '/dev/zero')" in p and "not followed" in p for p in intake.problems)
+
+
+def test_link_to_a_classmates_notebook_is_an_integrity_event(course):
+    _replace(course, lambda p: p.symlink_to(_folder(course, "bob") / f"{NB}.ipynb"))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("Integrity" in p and "classmate 'bob'" in p for p in intake.problems)
+
+
+def test_link_to_the_instructors_source_is_an_integrity_event(course):
+    _replace(course, lambda p: p.symlink_to(os.path.relpath(course / "source/ch04_attention" / f"{NB}.ipynb",
+                                                            p.parent)))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("Integrity" in p and "source/" in p for p in intake.problems)
+
+
+def test_student_folder_linked_to_a_classmate(course):
+    shutil.rmtree(course / "submitted" / "ann")
+    (course / "submitted" / "ann").symlink_to(course / "submitted" / "bob")
+    intake = _intake(course)
+    assert intake.cells == [] and intake.needs_review
+    assert any("Integrity" in p and "classmate 'bob'" in p for p in intake.problems)
+
+
+def test_assignment_folder_linked_to_source(course):
+    shutil.rmtree(_folder(course))
+    _folder(course).symlink_to(course / "source/ch04_attention")
+    intake = _intake(course)
+    assert intake.cells == [] and any("Integrity" in p and "source/" in p for p in intake.problems)
+
+
+def test_hard_link_and_copy_of_a_source_notebook(course):
+    source = course / "source/ch04_attention" / f"{NB}.ipynb"
+    _replace(course, lambda p: os.link(source, p))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("hard link to the instructor's" in p for p in intake.problems)
+    _replace(course, lambda p: shutil.copy(source, p))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("exact copy of the instructor's source notebook" in p for p in intake.problems)
+
+
+def test_hard_link_to_a_classmate_flags_both(course):
+    _replace(course, lambda p: os.link(_folder(course, "bob") / f"{NB}.ipynb", p))
+    for student in ("ann", "bob"):
+        intake = _intake(course, student)
+        assert intake.needs_review and _graded(intake)
+        other = "bob" if student == "ann" else "ann"
+        assert any(f"classmate '{other}'" in p and "hard link" in p for p in intake.problems)
+
+
+def test_deeply_nested_json_is_refused_without_recursion(course):
+    _replace(course, lambda p: p.write_text("[" * 1_000_000 + "]" * 1_000_000))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("nested 1000000 levels deep" in p for p in intake.problems)
+
+
+def _edit_cells(course, change):
+    path = _folder(course) / f"{NB}.ipynb"
+    nb = json.loads(path.read_text())
+    change(nb)
+    path.write_text(json.dumps(nb))
+
+
+def _by_id(nb, grade_id):
+    return next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda nb: nb.update(cells={"a": 1}), "its 'cells' is an object, not a list"),
+    (lambda nb: nb["cells"].append(7), "is 7, not an object"),
+    (lambda nb: nb["cells"].append({"cell_type": "code", "source": {"x": 1}}), "source is an object, not text"),
+    (lambda nb: nb["cells"].append({"cell_type": "code", "source": ["a", 3]}), "source is a list, not text"),
+    (lambda nb: nb["cells"].append({"cell_type": 4, "source": ""}), "cell_type that is 4"),
+    (lambda nb: nb["cells"][0].update(metadata="hi"), "metadata is the text 'hi', not an object"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"]["nbgrader"].update(points="5"), "points is the text '5'"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"]["nbgrader"].update(points=float("nan")), "points is nan"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"]["nbgrader"].update(points=1e308), "points is 1e+308"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"]["nbgrader"].update(grade_id=["x"]), "grade_id is a list"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"]["nbgrader"].update(locked="yes"), "'locked' is the text"),
+    (lambda nb: _by_id(nb, "ex2_causal")["metadata"].update(nbgrader=[1]), "nbgrader metadata is a list"),
+])
+def test_wrong_types_damage_the_notebook_with_one_line(course, change, words):
+    _edit_cells(course, change)
+    intake = _intake(course)
+    assert intake.needs_review
+    lines = [p for p in intake.problems if p.startswith(f"{NB}.ipynb is damaged")]
+    assert len(lines) == 1 and words in lines[0], intake.problems
+    assert all(c.notebook != "ex1_attention" or c.source for c in intake.cells)
+
+
+def test_a_surprise_in_one_notebook_damages_only_that_notebook(course, monkeypatch):
+    real = submission_module.cells_of
+
+    def exploding(nb, name, intake):
+        if name == NB:
+            raise KeyError("\x1b[2Jsurprise")
+        return real(nb, name, intake)
+    monkeypatch.setattr(submission_module, "cells_of", exploding)
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    line = next(p for p in intake.problems if "could not be read by the grader" in p)
+    assert "KeyError" in line and "\x1b" not in line

@@ -1,0 +1,104 @@
+"""Real submissions graded honestly: renamed files, byte-order marks, stripped metadata, no release/."""
+import codecs
+import json
+import shutil
+
+import pytest
+
+from autograder.hardened import intake_submission
+from autograder.intake import CourseError, expected_cells
+from autograder.intake.expected import strip_hidden_tests
+from autograder.submissions import write_submission
+from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
+
+
+@pytest.fixture
+def folder(tmp_path):
+    return write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "s1" / "ch04_attention")
+
+
+def _intake(folder, course=ROOT):
+    return intake_submission(folder, course, "ch04_attention", "s1")
+
+
+def _notebooks(intake):
+    return {c.notebook for c in intake.cells}
+
+
+@pytest.mark.parametrize("renamed", ["ex1_attention (1).ipynb", "ex1_attention-Copy1.ipynb",
+                                     "ex1_attention - Copy.ipynb", "EX1_Attention.ipynb"])
+def test_a_renamed_notebook_is_graded_with_a_note(folder, renamed):
+    (folder / "ex1_attention.ipynb").rename(folder / renamed)
+    intake = _intake(folder)
+    assert intake.problems == [] and not intake.needs_review
+    assert _notebooks(intake) == set(NOTEBOOKS)
+    assert len(intake.notes) == 1 and f"'{renamed}' was graded as ex1_attention.ipynb" in intake.notes[0]
+
+
+def test_two_copies_are_named_not_guessed(folder):
+    (folder / "ex1_attention.ipynb").rename(folder / "ex1_attention (1).ipynb")
+    shutil.copy(folder / "ex1_attention (1).ipynb", folder / "ex1_attention-Copy2.ipynb")
+    intake = _intake(folder)
+    assert "ex1_attention" not in _notebooks(intake)
+    [line] = intake.problems
+    assert "2 copies" in line and "'ex1_attention (1).ipynb'" in line and "'ex1_attention-Copy2.ipynb'" in line
+
+
+def test_a_missing_notebook_names_what_was_found(folder):
+    (folder / "ex3_memory.ipynb").rename(folder / "my_work.ipynb")
+    [line] = _intake(folder).problems
+    assert "ex3_memory.ipynb is missing" in line and "'my_work.ipynb'" in line
+
+
+def test_byte_order_mark_decodes(folder):
+    path = folder / "ex2_causal_mask.ipynb"
+    path.write_bytes(codecs.BOM_UTF8 + path.read_bytes())
+    intake = _intake(folder)
+    assert intake.problems == [] and "ex2_causal_mask" in _notebooks(intake)
+    assert not any("BEGIN" in c.source or c.source.startswith("#") and "Visible" in c.source for c in intake.cells)
+
+
+def test_stripped_metadata_gives_one_line_per_notebook(folder):
+    for name in ("ex1_attention", "ex2_causal_mask"):
+        path = folder / f"{name}.ipynb"
+        nb = json.loads(path.read_text())
+        for cell in nb["cells"]:
+            cell["metadata"] = {}
+        path.write_text(json.dumps(nb))
+    intake = _intake(folder)
+    lines = intake.problems + intake.notes
+    assert len(lines) == 2 and all("lost its nbgrader cell metadata" in line for line in lines)
+    assert not intake.needs_review
+    assert not any("grade_cell(" in c.source for c in intake.cells)
+    assert {"ex1_attention", "ex2_causal_mask"} <= _notebooks(intake)
+
+
+def test_a_course_without_release_is_compared_with_stripped_source(folder, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "source", course / "source")
+    intake = _intake(folder, course)
+    assert intake.problems == [] and not intake.needs_review
+    assert _notebooks(intake) == set(NOTEBOOKS)
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_stripping_source_reproduces_the_release(name):
+    from_release = expected_cells(SOURCE / f"{name}.ipynb", RELEASE / f"{name}.ipynb")
+    from_source = expected_cells(SOURCE / f"{name}.ipynb", None)
+    locked = [g for g, cell in from_release.items() if not cell.meta[1]]
+    assert locked and all(from_source[g].text.strip() == from_release[g].text.strip() for g in locked)
+    assert any("HIDDEN TESTS" in c for c in _sources(SOURCE / f"{name}.ipynb")) or name == "ex3_memory"
+
+
+def _sources(path):
+    return ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+
+
+def test_hidden_test_regions_are_removed_line_for_line():
+    text = "a\n### BEGIN HIDDEN TESTS\nsecret\n### END HIDDEN TESTS\nb"
+    assert strip_hidden_tests(text) == "a\nb"
+
+
+def test_a_course_without_source_is_one_clear_error(folder, tmp_path):
+    with pytest.raises(CourseError, match="no source notebooks"):
+        _intake(folder, tmp_path / "empty-course")
