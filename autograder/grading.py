@@ -25,7 +25,8 @@ def run_item(student, grade_id: str, item, seed: int) -> dict:
     return {
         "grade_id": grade_id, "check": item.name, "category": item.category,
         "points": item.points if outcome.passed else 0, "max_points": item.points,
-        "passed": outcome.passed, "diagnosis": outcome.diagnosis, "message": outcome.message,
+        "passed": outcome.passed, "diagnosis": outcome.diagnosis, "stage": outcome.stage,
+        "message": outcome.message,
         "details": outcome.details,
     }
 

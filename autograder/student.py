@@ -17,9 +17,10 @@ class StudentError(Exception):
     ``diagnosis`` optionally names a catalogue misconception that explains it.
     """
 
-    def __init__(self, message: str, diagnosis: str | None = None):
+    def __init__(self, message: str, diagnosis: str | None = None, raised: str | None = None):
         super().__init__(message)
         self.diagnosis = diagnosis
+        self.raised = raised            # the type name, when the student's function raised
 
 
 class StudentRaised(Exception):
@@ -51,9 +52,19 @@ def call(student, name: str, *args, **kwargs):
 
 
 def _raised(name: str, exc: BaseException) -> StudentError:
-    """What the student reads when their function raised (here or in the sandboxed worker)."""
-    kind = getattr(exc, "type_name", type(exc).__name__)
-    return StudentError(_short(f"`{name}` raised {kind}: {exc}"))
+    """What the student reads when their function raised (here or in the sandboxed worker).
+
+    The exception's message is always part of it; an empty one is said to be empty, and
+    the release's stub (a bare ``raise NotImplementedError()``) is called the stub.
+    """
+    kind = str(getattr(exc, "type_name", type(exc).__name__))
+    text = " ".join(str(exc).split())
+    if kind == "NotImplementedError" and not text:
+        message = (f"`{name}` is still the stub: it raises NotImplementedError. Replace "
+                   "`raise NotImplementedError()` with your code and run the cell.")
+    else:
+        message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
+    return StudentError(_short(message), raised=kind)
 
 
 def call_all(student, name: str, arg_list: list[tuple]) -> list:
@@ -73,6 +84,24 @@ def _capture(fn):
         return fn()
     except StudentError as exc:
         return exc
+
+
+def shown(value) -> str:
+    """A short text for a value as the student returned it: ``8`` for an int, not ``array(8)``.
+
+    (A number that came back through the sandbox arrives as a 0-d array; it is shown as the number.)
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf":
+        value = value.item()
+    elif isinstance(value, np.generic) and not isinstance(value, np.ndarray):
+        value = value.item()
+    if isinstance(value, np.ndarray):
+        with np.printoptions(precision=4, threshold=20, edgeitems=2):
+            return _short(np.array2string(value, separator=", "))
+    if isinstance(value, (tuple, list)):
+        parts = ", ".join(shown(v) for v in list(value)[:4]) + (", ..." if len(value) > 4 else "")
+        return f"({parts}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{parts}]"
+    return _short(repr(value))
 
 
 def to_array(value, what: str) -> np.ndarray:
@@ -109,5 +138,5 @@ def to_int(value, what: str) -> int:
     if arr is None:
         return int(value)
     if arr.shape != () or not np.isfinite(arr) or arr != np.round(arr):
-        raise StudentError(f"{what} should be a whole number; got {_short(repr(value))}")
+        raise StudentError(f"{what} should be a whole number; got {shown(value)}")
     return int(round(float(arr)))

@@ -1,10 +1,15 @@
-"""Checks shared by every (output, weights) attention function (exercises 1, 2 and 4)."""
+"""Checks shared by every (output, weights) attention function (exercises 1, 2 and 4).
+
+Each check charges its own property once: the shapes, the values, the rows'
+normalisation, stability on large scores. A mistake that one check owns does not
+fail the others (transposed weights cost the shapes and values, not the row sums).
+"""
 from __future__ import annotations
 
 import numpy as np
 
-from ..compare import close, worst_row_sum
-from ..student import call, to_pair
+from ..compare import close
+from ..student import StudentError, call, to_pair
 from ._base import mismatch, normal, ok, pick_sizes
 
 
@@ -15,8 +20,20 @@ def case(rng, *, square: bool = False):
     return normal(rng, n_q, d_k), normal(rng, n_k, d_k), normal(rng, n_k, d_v)
 
 
+def expected_shapes(Q, K, V) -> str:
+    return (f"called with Q {Q.shape}, K {K.shape} and V {V.shape}, it should return an output of shape "
+            f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}")
+
+
 def run(student, name, Q, K, V):
-    return to_pair(call(student, name, Q, K, V), name)
+    """(output, weights); an exception the function raised is restated with the inputs' shapes."""
+    try:
+        return to_pair(call(student, name, Q, K, V), name)
+    except StudentError as exc:
+        if exc.raised in (None, "NotImplementedError"):
+            raise
+        raise StudentError(f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)[0].upper()}"
+                           f"{expected_shapes(Q, K, V)[1:]}.", exc.diagnosis, exc.raised) from None
 
 
 def shapes(student, name, Q, K, V):
@@ -35,19 +52,65 @@ def matches(student, name, reference, Q, K, V):
     want_out, want_w = reference(Q, K, V)
     if close(w, want_w) and close(out, want_out):
         return ok()
-    what = "weights" if not close(w, want_w) else "output"
-    return mismatch(name, (Q, K, V), (out, w), f"The {what} differ from the expected values.",
+    what = "weights differ" if not close(w, want_w) else "output differs"
+    return mismatch(name, (Q, K, V), (out, w), f"The {what} from the expected values.",
                     student_weights=w if w.ndim == 2 else [], expected_weights=want_w)
 
 
 def rows_sum_to_one(student, name, Q, K, V):
+    """Each query's weights over the keys are non-negative and sum to 1 (a transposed layout is the
+    shapes check's to charge, so the keys' axis is found by its length)."""
     out, w = run(student, name, Q, K, V)
-    if w.ndim != 2 or w.shape[0] != Q.shape[0]:
-        return mismatch(name, (Q, K, V), (out, w), "The weights should have one row per query, shape "
-                        f"(n_q, n_k) = ({Q.shape[0]}, {K.shape[0]}); got {w.shape}.")
-    row, total = worst_row_sum(w)
-    if np.all(np.isfinite(w)) and abs(total - 1) <= 1e-4 and np.all(w >= -1e-12):
+    weights = _query_rows(w, len(Q), len(K))
+    weights = _query_rows(out, len(Q), len(K)) if weights is None else weights   # swapped: shapes' charge
+    if weights is None:
+        return mismatch(name, (Q, K, V), (out, w), "The weights should have one row per query and one column "
+                        f"per key, shape (n_q, n_k) = ({Q.shape[0]}, {K.shape[0]}); got {w.shape}.")
+    problem = row_problem(weights)
+    if problem is None:
         return ok()
-    return mismatch(name, (Q, K, V), (out, w),
-                    f"Row {row} of the weights sums to {total:.3g}; every row should be non-negative "
-                    "and sum to 1.", student_weights=w)
+    return mismatch(name, (Q, K, V), (out, w), problem, locate=False, student_weights=w)
+
+
+def _query_rows(w, n_q, n_k):
+    if w.shape == (n_q, n_k):
+        return w
+    return w.T if w.ndim == 2 and w.shape == (n_k, n_q) else None
+
+
+def row_problem(w) -> str | None:
+    """What is wrong with the rows of a weights matrix, or None; NaN is called NaN."""
+    nan = np.flatnonzero(np.isnan(w).any(axis=-1))
+    if nan.size:
+        return (f"Row {nan[0]} of the weights is NaN; every row should be non-negative and sum to 1 "
+                "(a row whose scores are all -inf has no softmax).")
+    if not np.all(np.isfinite(w)):
+        return "The weights contain inf; every row should be non-negative and sum to 1."
+    if np.any(w < -1e-12):
+        i, j = (int(v) for v in np.argwhere(w < -1e-12)[0])
+        return f"Weight [{i}, {j}] is {w[i, j]:.3g}; weights are never negative, and every row sums to 1."
+    sums = w.sum(axis=-1)
+    i = int(np.argmax(np.abs(sums - 1)))
+    if abs(sums[i] - 1) <= 1e-4:
+        return None
+    return f"Row {i} of the weights sums to {sums[i]:.3g}; every row should sum to 1."
+
+
+def stable(student, name, reference, Q, K, V, factor=300.0):
+    """Scores about ``factor**2`` times larger still give the right, finite answer. A mistake that already
+    shows on ordinary inputs is the value check's to charge; here only overflow and large-input errors count."""
+    with np.errstate(all="ignore"):
+        out, w = run(student, name, Q * factor, K * factor, V)
+    finite = bool(np.all(np.isfinite(out)) and np.all(np.isfinite(w)))
+    if finite and _right(reference, (out, w), Q * factor, K * factor, V):
+        return ok()
+    if finite and not _right(reference, run(student, name, Q, K, V), Q, K, V):
+        return ok("ok (the values are charged by the value check)")
+    what = "gives NaN or inf: exp() overflows" if not finite else "gives wrong values"
+    return mismatch(name, (Q * factor, K * factor, V), (out, w),
+                    f"With scores in the thousands the function {what}, although it is right on ordinary inputs.")
+
+
+def _right(reference, pair, Q, K, V) -> bool:
+    want_out, want_w = reference(Q, K, V)
+    return close(pair[1], want_w) and close(pair[0], want_out)

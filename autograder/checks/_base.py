@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..misconceptions import diagnose
+from ..misconceptions.localise import localise
 
 
 @dataclass
@@ -14,6 +15,7 @@ class Outcome:
     message: str
     diagnosis: str | None = None
     details: dict = field(default_factory=dict)   # small arrays for feedback plots (lists)
+    stage: str | None = None     # with no diagnosis: the stage that deviates (misconceptions/localise.py)
 
 
 def ok(message: str = "ok") -> Outcome:
@@ -24,13 +26,17 @@ def fail(message: str, **details) -> Outcome:
     return Outcome(False, message, details=_listify(details))
 
 
-def mismatch(function: str, args: tuple, student_value, message: str, **details) -> Outcome:
-    """A failed comparison; names the misconception when a catalogue entry reproduces it."""
+def mismatch(function: str, args: tuple, student_value, message: str, *, locate: bool = True,
+             **details) -> Outcome:
+    """A failed comparison; names the misconception when a catalogue entry (or a pair) reproduces it,
+    else the stage that deviates, when the student's own outputs show one."""
     entry = diagnose(function, args, student_value)
     if entry is None:
-        return fail(message, **details)
-    return Outcome(False, f"{message} It looks like {entry.advice[0].lower()}{entry.advice[1:]}",
-                   diagnosis=entry.id, details=_listify(details))
+        where = localise(function, args, student_value) if locate else None
+        if where is None:
+            return fail(message, **details)
+        return Outcome(False, f"{message} {where.sentence}", stage=where.stage, details=_listify(details))
+    return Outcome(False, f"{message} {entry.sentence}", diagnosis=entry.id, details=_listify(details))
 
 
 def _listify(details: dict) -> dict:

@@ -21,5 +21,4 @@ def rows_sum_to_one(student, rng):
 
 
 def stable_for_large_scores(student, rng):
-    Q, K, V = A.case(rng)
-    return A.matches(student, NAME, S.scaled_dot_product_attention, Q * 300, K * 300, V)
+    return A.stable(student, NAME, S.scaled_dot_product_attention, *A.case(rng))

@@ -5,7 +5,7 @@ import numpy as np
 
 import solutions as S
 
-from ..compare import close
+from ..compare import close, same_values
 from . import _attention as A
 from ._base import fail, mismatch, normal, ok, pick_sizes
 
@@ -29,7 +29,8 @@ def no_future_leakage(student, rng):
     K2[i + 1:] += normal(rng, len(K) - i - 1, K.shape[1], scale=3.0)
     V2[i + 1:] += normal(rng, len(V) - i - 1, V.shape[1], scale=3.0)
     out2, _ = A.run(student, NAME, Q, K2, V2)
-    if out.shape == out2.shape and out.ndim == 2 and close(out[: i + 1], out2[: i + 1]):
+    # NaN in the same places in both runs is no leak: a NaN row is the NaN and row-sum checks' to charge
+    if out.shape == out2.shape and out.ndim == 2 and same_values(out[: i + 1], out2[: i + 1]):
         return ok()
     return mismatch(NAME, (Q, K, V), (out, w),
                     f"Changing keys and values after position {i} changed the output at position {i} "
@@ -43,11 +44,14 @@ def rows_sum_to_one(student, rng):
 
 
 def first_row(student, rng):
+    """The first position puts all of its weight on itself. The row is judged up to its own sum (the
+    row-sum check charges normalisation) and a NaN row is the NaN check's to charge."""
     Q, K, V = _case(rng)
     out, w = A.run(student, NAME, Q, K, V)
-    want = np.eye(1, len(K))[0]
-    if w.ndim == 2 and w.shape[1] == len(K) and close(w[0], want):
-        return ok()
+    if w.ndim == 2 and w.shape[1] == len(K) and len(w):
+        row = w[0]
+        if np.isnan(row).any() or (row.sum() != 0 and close(row / row.sum(), np.eye(1, len(K))[0])):
+            return ok()
     first = np.round(w[0], 3).tolist() if w.ndim == 2 else w.tolist()
     return mismatch(NAME, (Q, K, V), (out, w), f"The first row of the weights is {first}; the first "
                     "position can only see itself, so it should be [1, 0, ..., 0].",

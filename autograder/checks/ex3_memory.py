@@ -6,7 +6,7 @@ import numpy as np
 import solutions as S
 
 from ..misconceptions import diagnose
-from ..student import StudentError, call, call_all, to_int
+from ..student import StudentError, call, call_all, shown, to_int
 from ._base import mismatch, ok
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
@@ -24,7 +24,7 @@ def _as_int(name, args, value) -> int:
         return to_int(value, f"{name}{args}")
     except StudentError as exc:
         entry = diagnose(name, args, value)
-        raise StudentError(f"{exc}. It looks like {entry.advice}" if entry else str(exc),
+        raise StudentError(f"{exc}. {entry.sentence}" if entry else str(exc),
                            entry.id if entry else None) from None
 
 
@@ -41,7 +41,7 @@ def attention_bytes_measured(student, rng):
         raw, got = _ask(student, "attention_memory_bytes", n, b)
         if got != measured:
             return mismatch("attention_memory_bytes", (n, b), raw,
-                            f"attention_memory_bytes({n}, {b}) = {raw!r}, but an ({n}, {n}) array of "
+                            f"attention_memory_bytes({n}, {b}) = {shown(raw)}, but a ({n}, {n}) array of "
                             f"{np.dtype(dtype).name} takes {measured} bytes (its .nbytes).")
     return ok()
 
@@ -66,6 +66,15 @@ def _exact(student, name, reference, cases):
             raise raw
         got = _as_int(name, args, raw)
         if got != reference(*args):
-            return mismatch(name, args, raw, f"{name}{args} = {raw!r}; expected the exact count for "
-                            "these arguments (check every factor in the formula).")
+            return mismatch(name, args, raw, f"{name}{args} = {shown(raw)}; {EXPECTED[name]}")
     return ok()
+
+
+EXPECTED = {
+    "attention_memory_bytes": "expected the exact number of bytes of an n x n score matrix for these "
+                              "arguments (check every factor).",
+    "ffn_memory_bytes": "expected the exact number of bytes of the FFN's hidden activations for these "
+                        "arguments (check every factor).",
+    "crossover_length": "expected the smallest n >= 1 at which the attention matrix takes at least as many "
+                        "bytes as the FFN activations.",
+}

@@ -2,17 +2,26 @@
 
 When a check fails, ``diagnose`` runs every entry for that function on the same
 inputs; an entry whose output matches the student's names the misconception.
-Ids are a contract (feedback, reports and tests use them).
+When no single entry does, pairs of entries that turn different knobs of the
+same pipeline (``pipeline.py``) are tried, and a match names both:
+the id of a compound is the two ids joined by "+", e.g. ``no-scaling+mask-after-softmax``.
+Ids are a contract (feedback, reports and tests use them). When nothing
+reproduces the value, ``localise.py`` says which stage deviates instead.
 """
 from __future__ import annotations
 
+import itertools
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from ..compare import same_values
+
+COMPOUND = "+"
+# the pipeline's knobs in the order their stages run: a compound names its mistakes in this order
+KNOB_ORDER = ("scale", "mask", "axis", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
 
 
 @dataclass(frozen=True)
@@ -21,6 +30,22 @@ class Misconception:
     function: str               # the exercise function this variant imitates
     impl: Callable              # same signature and return shape as the exercise function
     advice: str                 # what the student should change
+    knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
+    parts: tuple = ()           # for a compound: the two entries it combines
+
+    @property
+    def sentence(self) -> str:
+        """What the feedback says after the check's own message."""
+        if self.parts:
+            first, second = self.parts
+            return f"It looks like two mistakes together. First, {first.advice} Second, {second.advice}"
+        return f"It looks like {self.advice}"
+
+
+def knobbed(mid: str, function: str, knobs: dict, advice: str) -> Misconception:
+    """An entry that is the exercise's pipeline with ``knobs`` turned."""
+    from .pipeline import variant
+    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs))
 
 
 def _catalogue() -> list[Misconception]:
@@ -36,18 +61,39 @@ def entries_for(function: str) -> list[Misconception]:
     return [m for m in CATALOGUE if m.function == function]
 
 
+def compounds_for(function: str) -> list[Misconception]:
+    """Every pair of this function's entries that turn different knobs, as one compound entry."""
+    from .pipeline import variant
+    pairs = []
+    for a, b in itertools.combinations([m for m in entries_for(function) if m.knobs], 2):
+        if _stage(b) < _stage(a):
+            a, b = b, a
+        if a.id != b.id and not set(a.knobs) & set(b.knobs):
+            pairs.append(Misconception(f"{a.id}{COMPOUND}{b.id}", function, variant(function, {**a.knobs, **b.knobs}),
+                                       f"{a.advice} {b.advice}", {**a.knobs, **b.knobs}, (a, b)))
+    return pairs
+
+
+def _stage(entry: Misconception) -> int:
+    return min(KNOB_ORDER.index(k) for k in entry.knobs)
+
+
+def _reproduces(entry: Misconception, args: tuple, student_value) -> bool:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            value = entry.impl(*args)
+        except Exception:  # noqa: BLE001 - a variant that cannot run on these inputs
+            return False
+    return same_values(student_value, value)
+
+
 def diagnose(function: str, args: tuple, student_value) -> Misconception | None:
-    """The first catalogue entry for ``function`` that reproduces the student's value."""
+    """The first entry for ``function`` that reproduces the student's value, else the first compound."""
     for entry in entries_for(function):
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                value = entry.impl(*args)
-            except Exception:  # noqa: BLE001 - a variant that cannot run on these inputs
-                continue
-        if same_values(student_value, value):
+        if _reproduces(entry, args, student_value):
             return entry
-    return None
+    return next((c for c in compounds_for(function) if _reproduces(c, args, student_value)), None)
 
 
 def by_id(mid: str) -> Misconception:
