@@ -1,0 +1,80 @@
+"""Every check in the rubric is failed by some fixture and passed by every correct one; random
+correct-but-unusual implementations get full marks and no diagnosis."""
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import autograder
+from autograder.rubric import RUBRIC, max_total
+from test_rubric_diagnosis import CORRECT, WRONG, _load
+
+
+@lru_cache(maxsize=None)
+def _failed_checks(name: str) -> frozenset:
+    record = autograder.grade_namespace(vars(_load(name)), "coverage")
+    return frozenset((c["grade_id"], c["check"]) for c in record["checks"] if not c["passed"])
+
+
+def test_every_check_is_failed_by_a_fixture_and_passed_by_the_correct_ones():
+    failed_by = defaultdict(set)
+    for name in WRONG:
+        for key in _failed_checks(name):
+            failed_by[key].add(name)
+    for name in CORRECT:
+        assert _failed_checks(name) == frozenset(), name
+    unfailed = [(g, item.name) for g, items in RUBRIC.items() for item in items if not failed_by[g, item.name]]
+    assert unfailed == [], f"checks that no fixture fails: {unfailed}"
+
+
+# --- random honest variants --------------------------------------------------------------------
+
+SOFTMAX = [
+    "def softmax(x, axis=-1):\n    e = np.exp(x - np.max(x, axis=axis, keepdims=True))\n"
+    "    return e / np.sum(e, axis=axis, keepdims=True)\n",
+    "def softmax(x, axis=-1):\n    m = np.max(x, axis=axis, keepdims=True)\n"
+    "    lse = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))\n    return np.exp(x - lse)\n",
+    "def softmax(x, axis=-1):\n    x = np.asarray(x, dtype=np.float32)\n"
+    "    e = np.exp(x - x.max(axis=axis, keepdims=True))\n    return e / e.sum(axis=axis, keepdims=True)\n",
+]
+SCORES = ["Q @ K.T / np.sqrt(Q.shape[-1])", "(Q / math.sqrt(Q.shape[1])) @ K.T",
+          "np.einsum('qd,kd->qk', Q, K) * Q.shape[-1] ** -0.5", "np.dot(Q, K.T) / np.sqrt(K.shape[1])",
+          "np.matmul(Q, np.swapaxes(K, -1, -2)) / math.sqrt(Q.shape[-1])"]
+MASKS = ["np.triu(np.full((n, n), -np.inf), k=1)", "np.where(np.arange(n)[None] > np.arange(n)[:, None], -1e9, 0.0)",
+         "np.triu(np.ones((n, n)), 1) * -1e30", "np.where(np.tri(n, dtype=bool), 0.0, np.finfo(np.float64).min)"]
+APPLY = ["softmax(S + causal_mask(len(Q)), axis=-1)",
+         "softmax(np.where(np.tri(len(Q), dtype=bool), S, -np.inf))"]
+OUTPUT = ["w @ V", "np.einsum('qk,kv->qv', w, V)", "np.dot(w, V)"]
+MEMORY = ["n * n * dtype_bytes", "int(n) ** 2 * int(dtype_bytes)", "dtype_bytes * n * n"]
+CROSSOVER = ["expansion * d_model", "int(math.ceil(expansion * d_model * dtype_bytes / dtype_bytes))",
+             "next(n for n in (expansion * d_model - 1, expansion * d_model) if n * n >= n * expansion * d_model)"]
+
+
+def honest_variant(rng: np.random.Generator) -> str:
+    pick = lambda options: options[int(rng.integers(len(options)))]    # noqa: E731
+    out = pick(OUTPUT)
+    return "\n".join([
+        "import math", "import numpy as np", pick(SOFTMAX),
+        f"def scaled_dot_product_attention(Q, K, V):\n    S = {pick(SCORES)}\n    w = softmax(S, axis=-1)\n"
+        f"    return {out}, w\n",
+        f"def causal_mask(n):\n    return {pick(MASKS)}\n",
+        f"def causal_attention(Q, K, V):\n    S = {pick(SCORES)}\n    w = {pick(APPLY)}\n    return {out}, w\n",
+        f"def attention_memory_bytes(n, dtype_bytes=2):\n    return {pick(MEMORY)}\n",
+        "def ffn_memory_bytes(n, d_model, dtype_bytes=2, expansion=4):\n"
+        "    return n * expansion * d_model * dtype_bytes\n",
+        f"def crossover_length(d_model, dtype_bytes=2, expansion=4):\n    return {pick(CROSSOVER)}\n",
+        f"def cross_attention(Q, K, V):\n    S = {pick(SCORES)}\n    w = softmax(S)\n    return {out}, w\n",
+    ])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_honest_variants_get_full_marks_and_no_diagnosis(seed):
+    source = honest_variant(np.random.default_rng(seed))
+    ns: dict = {}
+    exec(source, ns)                                                   # noqa: S102 - our own test code
+    record = autograder.grade_namespace(ns, f"honest-{seed}")
+    wrong = [(c["check"], c["message"]) for c in record["checks"] if not c["passed"]]
+    assert wrong == [], source
+    assert record["total"] == max_total()
+    assert not any(c["diagnosis"] or c.get("stage") for c in record["checks"])
