@@ -78,3 +78,13 @@ def test_random_honest_variants_get_full_marks_and_no_diagnosis(seed):
     assert wrong == [], source
     assert record["total"] == max_total()
     assert not any(c["diagnosis"] or c.get("stage") for c in record["checks"])
+
+
+def test_readme_documents_every_check_with_its_points():
+    from conftest import ROOT
+    rows = {}
+    for line in (ROOT / "README.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`ex") and "." in cells[0]:
+            rows[cells[0].strip("`")] = int(cells[1])
+    assert rows == {f"{g}.{item.name}": item.points for g, items in RUBRIC.items() for item in items}
