@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .inert import one_line
 from .seeds import ASSIGNMENT_ID
 
 
@@ -21,11 +22,17 @@ def _grade(args) -> int:
                              workers=args.workers, resume=args.resume, scheduler=args.scheduler,
                              students=args.student or None)
     except (OutputError, ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
-          f"report: {result.out / 'report.html'}")
-    return 0
+        return _error(exc)
+    print(one_line(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
+                   f"report: {result.out / 'report.html'}"))
+    for line in result.errors:
+        print(one_line(f"error: {line}"), file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def _error(exc: Exception) -> int:
+    print(one_line(f"error: {exc}"), file=sys.stderr)
+    return 1
 
 
 def _release(args) -> int:
@@ -40,16 +47,14 @@ def _release(args) -> int:
 
 
 def _check(args) -> int:
-    import json
-
     from .hardened import grade_submission
+    from .records import dumps
     from .textreport import check_table
     try:
         record = grade_submission(args.path, course=args.course, student_id=args.student)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(record, indent=1) if args.json else check_table(record))
+        return _error(exc)
+    print(dumps(record) if args.json else check_table(record))
     return 0
 
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from .intake import course_notebooks
 from .progress import Progress
-from .records import read_record, write_record
+from .inert import shown
+from .records import OutputError, read_record, write_record
 from .seeds import ASSIGNMENT_ID
 
 _SERVER = None
@@ -69,6 +70,7 @@ class BatchResult:
     records: list[dict] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)     # outputs that could not be written (one line each)
 
 
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
@@ -98,7 +100,7 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     gradebook = _start_gradebook(out, course, assignment, gradebook_url) if outputs else None
     run = _run_dask if scheduler else _run_local
     try:
-        run(todo, lambda rec: _finish(out, rec, bar), course=course, assignment=assignment, limits=limits,
+        run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment, limits=limits,
             workers=workers or os.cpu_count() or 1, scheduler=scheduler)
     except BaseException:
         if gradebook:
@@ -108,7 +110,8 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
     if outputs:
         from .outputs import write_outputs
-        write_outputs(out, result.records, course=course, assignment=assignment, gradebook=gradebook)
+        result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
+                                       gradebook=gradebook)
     return result
 
 
@@ -119,8 +122,12 @@ def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None):
     return GradebookWriter(url or f"sqlite:///{out / 'gradebook.db'}", course, assignment)
 
 
-def _finish(out: Path, record: dict, bar: Progress) -> None:
-    write_record(out, record)
+def _finish(out: Path, record: dict, bar: Progress, errors: list[str]) -> None:
+    """Write one record; a write error (a full disk, say) is that student's, and the batch goes on."""
+    try:
+        write_record(out, record)
+    except OutputError as exc:
+        errors.append(f"record of {shown(record['student_id'])}: {exc}")
     bar.advance(failed=bool(record.get("needs_review")))
 
 

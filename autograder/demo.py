@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .batch import grade_batch
 from .hardened import PACKAGE_COURSE
+from .inert import one_line
 from .release import generate_release
 from .sample_class import lay_out
 from .seeds import ASSIGNMENT_ID
@@ -28,7 +29,7 @@ def summary_table(records: list[dict]) -> str:
     lines = [f"{'student':<26} {'total':>7}  {'review':<6}  diagnoses"]
     for r in sorted(records, key=lambda r: r["student_id"]):
         diags = ", ".join(sorted({c["diagnosis"] for c in r["checks"] if c.get("diagnosis")}))
-        lines.append(f"{r['student_id']:<26} {r['total']:>3}/{r['max_total']:<3}  "
+        lines.append(f"{one_line(r['student_id']):<26} {r['total']:>3}/{r['max_total']:<3}  "
                      f"{'yes' if r['needs_review'] else '':<6}  {diags}")
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b[\]PX^_].*?(?:\x07|\x1b\\|$
                       re.S)
 # C0 except tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown.
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CSV_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -42,11 +43,11 @@ def csv_cell(value: object) -> object:
 
     Numbers the grader computed stay numbers; every string (a student id is a string even when it
     looks like ``-5``) that starts with ``= + - @``, a tab or a carriage return is prefixed with ``'``.
+    Control characters are then removed: a bare carriage return would start a new row in a spreadsheet.
     """
     if isinstance(value, str):
-        value = value.replace("\x00", "")
-        if value.startswith(_FORMULA_START):
-            return "'" + value
+        quote = "'" if value.startswith(_FORMULA_START) else ""
+        return quote + _CSV_CONTROLS.sub("", value)
     return value
 
 

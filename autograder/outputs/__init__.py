@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..inert import shown
+from ..records import OutputError
 from .csvout import write_grades_csv
 from .feedback import write_feedback
 from .gradebook import GradebookWriter
@@ -15,13 +17,32 @@ def gradebook_url_for(out: Path, url: str | None = None) -> str:
 
 
 def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None, gradebook: GradebookWriter | None = None) -> None:
-    """Write every output; ``gradebook`` is a writer started earlier (one is started if None)."""
+                  gradebook_url: str | None = None, gradebook: GradebookWriter | None = None) -> list[str]:
+    """Write every output; ``gradebook`` is a writer started earlier (one is started if None).
+
+    Returns what could not be written, one line each: one student's failed page never stops the others'.
+    """
     records = sorted(records, key=lambda r: r["student_id"])
     gradebook = gradebook or GradebookWriter(gradebook_url_for(out, gradebook_url), course, assignment)
-    write_grades_csv(out / "grades.csv", records)
+    errors = [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records),) if e]
     for record in records:
-        write_feedback(out / "feedback" / record["student_id"] / "index.html", record)
-        write_results_json(out / "results" / record["student_id"] / "results.json", record)
-    write_report(out / "report.html", records, assignment)
-    gradebook.finish(records)
+        who = shown(record["student_id"])
+        errors += [e for e in (
+            _attempt(f"feedback of {who}", write_feedback, out / "feedback" / record["student_id"] / "index.html",
+                     record),
+            _attempt(f"results.json of {who}", write_results_json,
+                     out / "results" / record["student_id"] / "results.json", record)) if e]
+    errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment),
+                           _attempt("the gradebook", gradebook.finish, records)) if e]
+    return errors
+
+
+def _attempt(what: str, write, *args) -> str | None:
+    """None if ``write(*args)`` worked, else one line saying what was not written and why."""
+    try:
+        write(*args)
+    except OutputError as exc:
+        return f"{what}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - one output's bug must not cost every other output
+        return f"{what}: could not be written ({type(exc).__name__}: {exc})"
+    return None

@@ -1,10 +1,11 @@
-"""grades.csv: one row per student, written atomically."""
+"""grades.csv: one row per student, written atomically; no student text can run as a spreadsheet formula."""
 from __future__ import annotations
 
 import csv
 import io
 from pathlib import Path
 
+from ..inert import csv_cell
 from ..records import atomic_write
 from ..rubric import CATEGORIES, NOTEBOOKS
 
@@ -31,5 +32,5 @@ def write_grades_csv(path: Path, records: list[dict]) -> None:
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow(csv_row(record))
+        writer.writerow({k: csv_cell(v) for k, v in csv_row(record).items()})   # no cell runs as a formula
     atomic_write(path, buf.getvalue())

@@ -1,10 +1,9 @@
 """results.json in Gradescope's autograder format, one per student."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..records import atomic_write
+from ..records import atomic_write, dumps
 
 
 def results_json(record: dict) -> dict:
@@ -24,4 +23,4 @@ def results_json(record: dict) -> dict:
 
 
 def write_results_json(path: Path, record: dict) -> None:
-    atomic_write(path, json.dumps(results_json(record), indent=1))
+    atomic_write(path, dumps(results_json(record)))

@@ -5,6 +5,7 @@ from collections import Counter
 from html import escape
 from pathlib import Path
 from statistics import mean, median
+from urllib.parse import quote
 
 from ..records import atomic_write
 from . import svg
@@ -32,7 +33,7 @@ def report_html(records: list[dict], assignment: str) -> str:
         parts.append(image(svg.bars(labels, counts, "Misconceptions diagnosed", "students"), "misconceptions"))
     parts.append("<h2>Students needing review</h2>")
     parts.append(table(["student", "total", "why"], (
-        [f'<a href="feedback/{escape(r["student_id"])}/index.html">{escape(r["student_id"])}</a>',
+        [f'<a href="feedback/{escape(quote(r["student_id"], safe=""))}/index.html">{escape(r["student_id"])}</a>',
          f'{r["total"]}/{r["max_total"]}', "<br>".join(escape(p) for p in r.get("integrity", []))]
         for r in review)) if review else "<p>None.</p>")
     return page(f"Grading report: {assignment}", "\n".join(parts))
