@@ -9,9 +9,8 @@ from __future__ import annotations
 import time
 
 from .intake import CodeCell
-from .sandbox import rpc
 from .sandbox.limits import Limits
-from .sandbox.session import ForkServer, Worker, WorkerDied, decode_many, encode_calls
+from .sandbox.session import ForkServer, WorkerDied, WorkerHandle
 from .student import StudentError, StudentRaised
 
 
@@ -25,7 +24,7 @@ class SandboxedStudent:
         self.outputs: list[str] = []
         self.status: dict = {}
         self.spawns = 0
-        self.worker: Worker | None = None
+        self.worker: WorkerHandle | None = None
         self.defined: set[str] = set()
         self._start()
 
@@ -37,7 +36,7 @@ class SandboxedStudent:
         while self.worker is None and self.spawns < self.limits.spawns and self._remaining() > 0:
             self.spawns += 1
             try:
-                worker = Worker(self.server, self.limits)
+                worker = WorkerHandle(self.server, self.limits)
             except (RuntimeError, WorkerDied) as exc:
                 self.events.append(f"The sandbox could not start a worker ({exc}).")
                 return
@@ -46,7 +45,7 @@ class SandboxedStudent:
                 self.worker = worker
                 self.defined = self._defined(worker)
 
-    def _run_cells(self, worker: Worker) -> bool:
+    def _run_cells(self, worker: WorkerHandle) -> bool:
         for i, cell in enumerate(self.cells):
             if i in self.skip:
                 continue
@@ -66,14 +65,14 @@ class SandboxedStudent:
                                   f"{str(err.get('type'))[:80]}: {str(err.get('message'))[:300]}")
         return True
 
-    def _defined(self, worker: Worker) -> set[str]:
+    def _defined(self, worker: WorkerHandle) -> set[str]:
         try:
             reply, _ = worker.request({"op": "functions", "names": self.names}, 10.0)
         except WorkerDied:
             return set()
         return {n for n in reply.get("defined", []) if n in self.names}
 
-    def _collect(self, worker: Worker, alive: bool) -> None:
+    def _collect(self, worker: WorkerHandle, alive: bool) -> None:
         text = ""
         if alive:
             try:
@@ -114,24 +113,17 @@ class SandboxedStudent:
         if self.worker is None or self._remaining() <= 0:
             return [StudentError(f"`{name}` could not be called: the grading time or restarts for this "
                                  "submission ran out (see the notes).")] * len(calls)
-        encoded, payload = encode_calls(calls)
         seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
         try:
-            reply, data = self.worker.request({"op": "call_many", "fn": name, "calls": encoded}, seconds, payload)
-            outcomes = decode_many(reply, data)
+            reply, outcomes = self.worker.call_many(name, calls, seconds)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
             self.worker.cleanup()
             self.worker = None
             return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
-        except rpc.ProtocolError as exc:
-            return [StudentError(f"`{name}` returned something the grader cannot read ({exc}).")] * len(calls)
-        if not reply.get("ok"):                       # e.g. the function removed itself from the notebook
-            err = reply.get("error") if isinstance(reply.get("error"), dict) else {}
-            return [StudentError(f"`{name}` could not be called: {str(err.get('message', ''))[:300]}")] * len(calls)
-        if len(outcomes) != len(calls):
-            return [StudentError(f"`{name}` returned something the grader cannot read.")] * len(calls)
+        if not reply["ok"]:                           # e.g. the function removed itself from the notebook
+            return [StudentError(f"`{name}` could not be called: {reply['error']['message'][:300]}")] * len(calls)
         return [self._outcome(name, o) for o in outcomes]
 
     @staticmethod

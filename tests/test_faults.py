@@ -7,7 +7,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -55,21 +54,17 @@ def test_repeated_sigkill_then_resume(course_and_reference, tmp_path):
 def _kill_workers_after(delay: float, done: threading.Event, before: set):
     """Wait for a new worker's cgroup, give it ``delay`` to reach the slow call, kill it."""
     end = time.monotonic() + 60
-    while not [d for d in cgroups_dirs() if d not in before and cgroups._procs(d)] and time.monotonic() < end:
+    while not [d for d in cgroups.worker_dirs() if d not in before and cgroups.members(d)] \
+            and time.monotonic() < end:
         time.sleep(0.01)
     time.sleep(delay)
-    for d in set(cgroups_dirs()) - before:
-        for pid in cgroups._procs(d):
+    for d in set(cgroups.worker_dirs()) - before:
+        for pid in cgroups.members(d):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
     done.set()
-
-
-def cgroups_dirs():
-    base = [Path("/sys/fs/cgroup/pids/autograder"), Path("/sys/fs/cgroup/unified/autograder")]
-    return [d for b in base if b.is_dir() for d in b.iterdir() if d.is_dir()]
 
 
 def test_worker_killed_mid_call(tmp_path):
@@ -80,7 +75,7 @@ def test_worker_killed_mid_call(tmp_path):
                            "    return np.triu(np.full((n, n), -np.inf), 1)\n"}
     course = make_class(tmp_path, [], custom={"slow-mask": slow})
     done = threading.Event()
-    before = set(cgroups_dirs())
+    before = set(cgroups.worker_dirs())
     threading.Thread(target=_kill_workers_after, args=(1.5, done, before), daemon=True).start()
     result = grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
     record = result.records[0]

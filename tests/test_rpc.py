@@ -1,4 +1,4 @@
-"""The wire format: frames survive junk, and decoding trusts nothing."""
+"""The wire format: reading is strict and bounded, and decoding trusts nothing."""
 import os
 import socket
 import sys
@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 from autograder.sandbox import layers, rpc
-from autograder.sandbox.convert import encode_results
-from autograder.sandbox.session import decode_many
+from autograder.sandbox.convert import decode_many, encode_results
 
 
 def _pair():
@@ -19,36 +18,44 @@ def _pair():
 def test_roundtrip_arrays_and_scalars():
     value = (np.arange(6.0).reshape(2, 3), np.float32(2.5), 7, [1.0, 2.0], None, "text")
     reply, payload = encode_results([("ok", value)], 1 << 20)
-    [(kind, out)] = decode_many({"many": reply}, payload)
+    [(kind, out)] = decode_many(reply, payload, 1)
     assert kind == "ok"
     np.testing.assert_array_equal(out[0], value[0])
     assert out[1].shape == () and out[1] == 2.5 and out[2] == 7 and out[3][1] == 2.0
     assert out[4] is None and out[5] == "<a string>"
 
 
-def test_junk_before_reply_is_skipped():
+def test_junk_before_a_frame_is_a_protocol_error():
     a, b, reader = _pair()
-    junk = rpc.MAGIC + b"\xff" * 12 + b"{not json" + rpc.MAGIC + (2**40).to_bytes(8, "little")
-    b.sendall(junk + rpc.encode_frame(99, {"ok": 1}) + rpc.encode_frame(5, {"ok": 2}))
-    rid, header, _ = reader.read(5, None)
-    assert (rid, header) == (5, {"ok": 2})
+    b.sendall(b"junk" + rpc.encode_frame(5, {"ok": 2}))
+    with pytest.raises(rpc.ProtocolError, match="not a frame"):
+        reader.read(None)
 
 
-def test_prefix_claiming_huge_payload_does_not_hide_the_real_frame():
+def test_frames_are_read_back_to_back():
+    a, b, reader = _pair()
+    b.sendall(rpc.encode_frame(99, {"ok": 1}) + rpc.encode_frame(5, {"ok": 2}, b"xyz"))
+    assert reader.read(None) == (99, {"ok": 1}, b"")
+    assert reader.read(None) == (5, {"ok": 2}, b"xyz")
+
+
+def test_prefix_claiming_huge_payload_times_out_instead_of_waiting():
+    import time
     a, b, reader = _pair()
     fake = rpc.MAGIC + (7).to_bytes(8, "little") + (2).to_bytes(4, "little") + b"{}" + (100_000).to_bytes(8, "little")
     b.sendall(fake + rpc.encode_frame(7, {"real": True}))
-    assert reader.read(7, None)[1] == {"real": True}
+    with pytest.raises(rpc.Deadline):
+        reader.read(time.monotonic() + 0.2)
 
 
 def test_deadline_and_peer_gone():
     a, b, reader = _pair()
     import time
     with pytest.raises(rpc.Deadline):
-        reader.read(1, time.monotonic() + 0.05)
+        reader.read(time.monotonic() + 0.05)
     b.close()
     with pytest.raises(rpc.PeerGone):
-        reader.read(1, time.monotonic() + 1)
+        reader.read(time.monotonic() + 1)
 
 
 @pytest.mark.parametrize("desc", [
@@ -69,7 +76,7 @@ def test_worker_refuses_subclasses_objects_and_huge_results():
         pass
     def outcome(value):
         reply, payload = encode_results([("ok", value)], 1 << 20)
-        return decode_many({"many": reply}, payload)[0]
+        return decode_many(reply, payload, 1)[0]
     for bad in (np.zeros(2).view(Sub), np.array([None]), object(), {"a": 1}):
         assert outcome(bad)[0] == "refused"
     refused = outcome(np.zeros(1 << 18))
@@ -96,7 +103,7 @@ def test_many_results_in_one_frame():
     results = [("ok", 12), ("error", {"type": "ValueError", "message": "bad n"}), ("ok", np.zeros(1 << 18)),
                ("ok", (np.ones(2), 3.0))]
     reply, payload = encode_results(results, 1 << 20)
-    out = decode_many({"many": reply}, payload)
+    out = decode_many(reply, payload, 4)
     assert out[0] == ("ok", 12) or (out[0][0] == "ok" and out[0][1] == 12)
     assert out[1] == ("raised", "ValueError", "bad n")
     assert out[2][0] == "refused" and "MiB" in out[2][2]

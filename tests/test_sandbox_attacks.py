@@ -106,7 +106,9 @@ def test_cheat_on_wrong_code_scores_as_honest_wrong(server, honest, tmp_path, na
     record = _score(server, tmp_path, WRONG_MASK + "\n" + CHEATS[name])
     assert record["total"] <= honest["wrong"]
     assert not os.path.exists("/tmp/attention-course-reduce")
-    if name not in ("ndarray_subclass_rigged_eq", "reduce_runs_a_command"):
+    if name == "fake_results_on_every_fd":        # bytes in the grader's channel end that worker
+        assert record["needs_review"] and any("broke the protocol" in e for e in record["integrity"])
+    elif name not in ("ndarray_subclass_rigged_eq", "reduce_runs_a_command"):
         assert record["total"] == honest["wrong"]
 
 
@@ -191,3 +193,27 @@ def test_function_that_deletes_itself(server, tmp_path):
     record = _score(server, tmp_path, code)
     messages = [c["message"] for c in record["checks"] if not c["passed"]]
     assert any("`causal_mask` could not be called: causal_mask is not defined" in m for m in messages)
+
+
+def test_swapped_output_file_leaks_nothing(server, tmp_path):
+    """Links and FIFOs in the working folder under any name the grader might read: the grader reads
+    the worker's output only through a file it created itself, so it copies none of them."""
+    rubric, engine = ROOT / "autograder" / "rubric.py", ROOT / "solutions" / "__init__.py"
+    code = RIGHT_MASK + f'''
+import os
+for name, target in [("fd_output.log", {str(rubric)!r}), ("output.log", {str(engine)!r}),
+                     ("stdout", "/proc/1/environ"), ("environ", "/proc/self/environ")]:
+    try:
+        os.remove(name)
+    except OSError:
+        pass
+    os.symlink(target, name)
+os.mkfifo("fifo")
+print("the student printed this")
+os.write(1, b"and wrote this to fd 1")
+'''
+    record = _score(server, tmp_path, code)
+    assert record["total"] == 9
+    assert "the student printed this" in record["output"] and "and wrote this to fd 1" in record["output"]
+    for secret in ("RUBRIC", "def ", "PATH=", "import"):
+        assert secret not in record["output"], secret

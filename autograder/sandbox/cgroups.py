@@ -1,4 +1,8 @@
-"""cgroup pids and memory limits for one worker (v2 unified or v1 controllers), when running as root."""
+"""cgroup pids and memory limits for one worker (v2 unified or v1 controllers), when running as root.
+
+Every path starts at ``ROOT``, read at call time, so the logic for each layout (pure v2,
+v2 mounted at ``unified/`` beside v1, v1 controllers) can be tested against a fake tree.
+"""
 from __future__ import annotations
 
 import os
@@ -22,11 +26,16 @@ def _v1_roots() -> dict[str, Path]:
     return {c: ROOT / c for c in ("pids", "memory") if (ROOT / c / "cgroup.procs").exists()}
 
 
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
 def available() -> str | None:
     """'v2', 'v1' or None (not root, or no writable pids+memory controllers)."""
-    if os.geteuid() != 0:
+    if not _is_root():
         return None
-    if _v2_root() and os.access(_v2_root(), os.W_OK):
+    v2 = _v2_root()
+    if v2 and os.access(v2, os.W_OK):
         return "v2"
     roots = _v1_roots()
     if len(roots) == 2 and all(os.access(p, os.W_OK) for p in roots.values()):
@@ -92,6 +101,11 @@ def kill_all(dirs: list[Path], timeout: float = 5.0) -> bool:
     return empty
 
 
+def members(d: Path) -> list[int]:
+    """The pids in cgroup folder ``d`` (none when it is gone)."""
+    return _procs(d)
+
+
 def _procs(d: Path) -> list[int]:
     try:
         return [int(p) for p in (d / "cgroup.procs").read_text().split()]
@@ -106,24 +120,28 @@ def _try_write(path: Path, value: str) -> None:
         pass
 
 
+def _group_bases() -> list[Path]:
+    """The folders that hold one cgroup folder per worker, on whichever layout this machine has."""
+    v2 = _v2_root()
+    return ([v2 / GROUP] if v2 else []) + [base / GROUP for base in _v1_roots().values()]
+
+
 def find(name: str) -> list[Path]:
     """The cgroup directories a worker called ``name`` created (for clean-up by the grader)."""
-    candidates = []
-    v2 = _v2_root()
-    if v2:
-        candidates.append(v2 / GROUP / name)
-    candidates += [base / GROUP / name for base in _v1_roots().values()]
-    return [d for d in candidates if d.exists()]
+    return [d for d in (base / name for base in _group_bases()) if d.exists()]
+
+
+def worker_dirs() -> list[Path]:
+    """Every worker cgroup folder that exists now, live or left over."""
+    return [d for base in _group_bases() if base.is_dir() for d in base.iterdir() if d.is_dir()]
 
 
 def prune(older_than: float = 600.0) -> None:
     """Remove empty worker cgroups left by graders that were killed (never a live one)."""
     now = time.time()
-    bases = ([_v2_root() / GROUP] if _v2_root() else []) + [b / GROUP for b in _v1_roots().values()]
-    for base in bases:
-        for d in base.iterdir() if base.is_dir() else ():
-            try:
-                if d.is_dir() and now - d.stat().st_mtime > older_than and not _procs(d):
-                    d.rmdir()
-            except OSError:
-                pass
+    for d in worker_dirs():
+        try:
+            if now - d.stat().st_mtime > older_than and not _procs(d):
+                d.rmdir()
+        except OSError:
+            pass

@@ -1,18 +1,24 @@
-"""Worker side: turn whatever a student's function returned into wire data, or refuse it.
+"""The value codec: call arguments out to the worker, results back, as wire data (never pickle).
 
-Only plain numeric values travel: exact ndarrays of a numeric dtype, Python
-and numpy numbers, None, and tuples or lists of those. A string travels as a
-marker (the grader only needs to say "that is a string"). Everything else is
-refused with a message for the student. The grader re-checks all of it.
+Worker side, ``encode_results`` turns whatever a student's function returned
+into wire data or refuses it: only plain numeric values travel (exact ndarrays
+of a numeric dtype, Python and numpy numbers, None, and tuples or lists of
+those). A string travels as a marker (the grader only needs to say "that is a
+string"). Everything else is refused with a message for the student.
+
+Grader side, ``encode_calls`` packs the inputs and ``decode_many`` rebuilds
+results from checked wire data: the worker is untrusted, so every node, index
+and array is re-checked there and any surprise is a ``ProtocolError``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .rpc import ALLOWED_DTYPES, pack_arrays
+from .rpc import ALLOWED_DTYPES, ProtocolError, pack_arrays, unpack_array
 
 MAX_ITEMS = 100_000
 MAX_DEPTH = 4
+STRING_MARKER = "<a string>"
 
 
 class Refused(Exception):
@@ -74,3 +80,67 @@ def _array(value, arrays) -> int:
         raise Refused(f"the result has dtype {arr.dtype}; return a numeric array (e.g. float64)")
     arrays.append(arr)
     return len(arrays) - 1
+
+
+# --- grader side ---------------------------------------------------------------------------
+
+def encode_calls(calls) -> tuple[list[dict], bytes]:
+    """Several (args, kwargs) with their arrays in one shared payload."""
+    arrays: list = []
+    encoded = [{"args": [_enc(a, arrays) for a in args], "kwargs": {k: _enc(v, arrays) for k, v in kw.items()}}
+               for args, kw in calls]
+    descs, payload = pack_arrays(arrays)
+    fix = lambda v: descs[v["array"]] if isinstance(v, dict) else v  # noqa: E731
+    return [{"args": [fix(a) for a in c["args"]], "kwargs": {k: fix(v) for k, v in c["kwargs"].items()}}
+            for c in encoded], payload
+
+
+def _enc(a, arrays: list):
+    if isinstance(a, np.ndarray):
+        arrays.append(a)
+        return {"array": len(arrays) - 1}
+    if isinstance(a, (bool, int, float, str)) or a is None:
+        return a
+    raise TypeError(f"cannot send {type(a).__name__} to the worker")
+
+
+def decode_many(many, payload: bytes, count: int) -> list:
+    """Per call: ("ok", value) or ("raised" | "refused", type, message); exactly ``count`` of them."""
+    if not isinstance(many, dict) or not isinstance(many.get("items"), list) \
+            or not isinstance(many.get("arrays"), list):
+        raise ProtocolError("the results are not an object with items and arrays")
+    items, descs = many["items"], many["arrays"]
+    if len(items) != count:
+        raise ProtocolError(f"{len(items)} results for {count} calls")
+    if len(descs) > MAX_ITEMS * max(count, 1):
+        raise ProtocolError("too many arrays")
+    arrays = [unpack_array(d, payload) for d in descs]
+    return [_item(item, arrays) for item in items]
+
+
+def _item(item, arrays: list) -> tuple:
+    if not isinstance(item, dict):
+        raise ProtocolError("a result is not an object")
+    if item.get("ok") is True:
+        return "ok", _rebuild(item.get("tree"), arrays, 0, [0])
+    err = item.get("error") if isinstance(item.get("error"), dict) else {}
+    return ("raised" if item.get("raised") is True else "refused", str(err.get("type", "Error"))[:80],
+            str(err.get("message", ""))[:500])
+
+
+def _rebuild(node, arrays, depth, count):
+    count[0] += 1
+    if depth > MAX_DEPTH + 1 or count[0] > MAX_ITEMS or not isinstance(node, dict):
+        raise ProtocolError("bad value tree")
+    kind = node.get("kind")
+    if kind == "none":
+        return None
+    if kind == "str":
+        return STRING_MARKER
+    if kind in ("tuple", "list") and isinstance(node.get("items"), list):
+        items = [_rebuild(n, arrays, depth + 1, count) for n in node["items"]]
+        return tuple(items) if kind == "tuple" else items
+    index = node.get("index")
+    if kind == "array" and type(index) is int and 0 <= index < len(arrays):
+        return arrays[index]
+    raise ProtocolError("bad value tree")

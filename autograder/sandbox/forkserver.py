@@ -32,6 +32,8 @@ def main(argv=None) -> int:
         layers.read_paths()                                  # computed once, inherited by every worker
         shell = make_shell()
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
+        for sig in (signal.SIGTERM, signal.SIGHUP):         # so that the reaper below still runs
+            signal.signal(sig, _exit_cleanly)
         control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
         _serve(control, root, shell)
     except OSError:
@@ -39,6 +41,10 @@ def main(argv=None) -> int:
     finally:
         _reap_everything(root)
     return 0
+
+
+def _exit_cleanly(signum, frame):
+    raise SystemExit(0)
 
 
 def _reap_everything(root: Path) -> None:
@@ -51,23 +57,25 @@ def _reap_everything(root: Path) -> None:
 def _serve(control, root: Path, shell) -> None:
     while True:
         try:
-            msg, fds, _, _ = socket.recv_fds(control, 65536, 1)
+            msg, fds, _, _ = socket.recv_fds(control, 65536, 2)
         except OSError:
             return
         if not msg:
             return
-        request = json.loads(msg)
-        if request.get("op") == "spawn" and fds:
-            pid = _spawn(control, fds[0], request, root, shell)
-            os.close(fds[0])
-            control.send(json.dumps({"pid": pid}).encode())
-        else:
+        try:
+            request = json.loads(msg)
+            if request.get("op") != "spawn" or len(fds) != 2:
+                raise ValueError("bad request")
+            reply = {"pid": _spawn(control, fds, request, root, shell)}
+        except (ValueError, KeyError, TypeError, OSError) as exc:
+            reply = {"error": f"{type(exc).__name__}: {exc}"}
+        finally:
             for fd in fds:
                 os.close(fd)
-            control.send(json.dumps({"error": "bad request"}).encode())
+        control.send(json.dumps(reply).encode())
 
 
-def _spawn(control, sock_fd: int, request: dict, root: Path, shell) -> int:
+def _spawn(control, fds: list[int], request: dict, root: Path, shell) -> int:
     pid = os.fork()
     if pid:
         return pid
@@ -75,7 +83,9 @@ def _spawn(control, sock_fd: int, request: dict, root: Path, shell) -> int:
     try:
         control.close()                                       # the worker must not reach the fork server
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _child(sock_fd, request, root, shell)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        _child(*fds, request, root, shell)
         code = 0
     except BaseException:  # noqa: BLE001 - nothing may escape a forked child
         pass
@@ -83,7 +93,7 @@ def _spawn(control, sock_fd: int, request: dict, root: Path, shell) -> int:
         os._exit(code)
 
 
-def _child(sock_fd: int, request: dict, root: Path, shell) -> None:
+def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell) -> None:
     limits = Limits(**request.get("limits", {}))
     token = request["token"]
     workdir = root / token
@@ -93,7 +103,7 @@ def _child(sock_fd: int, request: dict, root: Path, shell) -> None:
         uid = layers.sandbox_uid(os.getpid())
         os.chown(workdir, uid, uid)
     dirs = cgroups.create(token, limits.processes, limits.memory_bytes) if cgroups.available() else []
-    _redirect_std(workdir)
+    _redirect_std(output_fd)
     os.closerange(3, sock_fd)
     os.closerange(sock_fd + 1, 1 << 16)
     status = layers.apply_all(str(workdir), dirs, limits)
@@ -101,15 +111,17 @@ def _child(sock_fd: int, request: dict, root: Path, shell) -> None:
     Worker(sock_fd, shell, limits.output_bytes, limits.result_bytes, status).serve()
 
 
-def _redirect_std(workdir: Path) -> None:
-    """fd 0 from /dev/null; fds 1 and 2 (C-level output, subprocesses) to a capped file in workdir."""
+def _redirect_std(output_fd: int) -> None:
+    """fd 0 from /dev/null; fds 1 and 2 (C-level output, subprocesses) to the grader's own file.
+
+    The grader created that file and reads it through its own descriptor, so nothing the
+    student does in the working folder (links, FIFOs, swaps) changes what the grader reads."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
-    out = os.open(workdir / "fd_output.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.close(out)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+    os.close(output_fd)
 
 
 if __name__ == "__main__":

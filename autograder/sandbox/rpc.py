@@ -2,15 +2,21 @@
 
 A frame is ``MAGIC | request id (8 bytes) | header length (4) | header JSON |
 payload length (8) | payload``. The payload holds raw array bytes that the
-header describes as ``{"dtype", "shape", "offset", "nbytes"}``. The reader
-skips anything that is not a well-formed frame for the request it is waiting
-for, so bytes a student writes into the socket cannot forge or wedge a reply.
-Decoding accepts only plain numeric dtypes and checks every size.
+header describes as ``{"dtype", "shape", "offset", "nbytes"}``.
+
+The peer is hostile (student code shares the worker's process and can write
+into the socket). So reading is strict and bounded: a frame must start where
+the previous one ended, every read has an absolute deadline (also while bytes
+keep arriving), header and payload lengths are capped before anything is read,
+the header's nesting depth is checked without recursion before it is parsed,
+and array shapes are capped before anything is allocated. Any violation is a
+``ProtocolError``; the grader then ends that worker.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import struct
 import time
@@ -19,14 +25,21 @@ import numpy as np
 
 MAGIC = b"\x93AGRPC1\x00"
 MAX_HEADER = 1 << 20                  # 1 MiB of JSON
+MAX_DEPTH = 16                        # nesting of objects and lists in a header
 MAX_PAYLOAD = 256 << 20               # 256 MiB of array bytes per frame
+MAX_NDIM = 8
+MAX_DIM = 1 << 28                     # any one dimension
+MAX_ELEMENTS = MAX_PAYLOAD            # elements of one array (itemsize >= 1)
 ALLOWED_DTYPES = {np.dtype(t).str for t in
                   ("f8", "f4", "f2", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1", "b1")}
 _PREFIX = struct.Struct("<8sQI")      # magic, request id, header length
+_PLEN = struct.Struct("<Q")
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)           # a backslash and the byte it escapes
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 class ProtocolError(Exception):
-    """The other side sent something that is not a valid reply."""
+    """The other side sent something that is not a valid frame or reply."""
 
 
 class PeerGone(Exception):
@@ -34,14 +47,14 @@ class PeerGone(Exception):
 
 
 class Deadline(Exception):
-    """No valid reply arrived in time."""
+    """No complete reply arrived in time."""
 
 
 # --- encoding ----------------------------------------------------------------------------
 
 def encode_frame(request_id: int, header: dict, payload: bytes = b"") -> bytes:
-    head = json.dumps(header, separators=(",", ":")).encode()
-    return _PREFIX.pack(MAGIC, request_id, len(head)) + head + struct.pack("<Q", len(payload)) + payload
+    head = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    return _PREFIX.pack(MAGIC, request_id, len(head)) + head + _PLEN.pack(len(payload)) + payload
 
 
 def pack_arrays(values) -> tuple[list, bytes]:
@@ -55,101 +68,120 @@ def pack_arrays(values) -> tuple[list, bytes]:
     return descs, b"".join(chunks)
 
 
+# --- decoding ----------------------------------------------------------------------------
+
+def parse_header(raw: bytes) -> dict:
+    """A JSON object of bounded size and depth (checked by a flat scan before json parses it)."""
+    if len(raw) > MAX_HEADER:
+        raise ProtocolError(f"header of {len(raw)} bytes exceeds {MAX_HEADER}")
+    if json_depth(raw) > MAX_DEPTH:
+        raise ProtocolError(f"header nested deeper than {MAX_DEPTH}")
+    try:
+        header = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ProtocolError(f"header is not valid JSON ({str(exc)[:80]})") from None
+    if not isinstance(header, dict):
+        raise ProtocolError("header is not a JSON object")
+    return header
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of [ and { outside strings, in linear time and without recursion."""
+    unescaped = _ESCAPE.sub(b"", raw)                     # after this every quote opens or closes a string
+    outside = b"".join(unescaped.split(b'"')[::2])
+    brackets = np.frombuffer(outside.translate(None, _NOT_BRACKET), dtype=np.uint8)
+    if not brackets.size:
+        return 0
+    steps = np.where((brackets == 0x5B) | (brackets == 0x7B), 1, -1)
+    return int(np.cumsum(steps).max())
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not allowed")
+
+
 def unpack_array(desc, payload: bytes) -> np.ndarray:
     """A fresh ndarray from a descriptor, after checking every field (the sender is untrusted)."""
     if not isinstance(desc, dict):
         raise ProtocolError("array descriptor is not an object")
     dtype, shape, offset, nbytes = (desc.get(k) for k in ("dtype", "shape", "offset", "nbytes"))
-    if dtype not in ALLOWED_DTYPES:
+    if not isinstance(dtype, str) or dtype not in ALLOWED_DTYPES:
         raise ProtocolError(f"dtype {str(dtype)[:20]!r} is not a plain numeric dtype")
-    if not (isinstance(shape, list) and len(shape) <= 8
-            and all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s for s in shape)):
-        raise ProtocolError("bad array shape")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (offset, nbytes)):
-        raise ProtocolError("bad array offset")
+    _check_shape(shape)
+    if not all(_is_int(v) and 0 <= v <= MAX_PAYLOAD for v in (offset, nbytes)):
+        raise ProtocolError("bad array offset or size")
     dt = np.dtype(dtype)
-    if int(np.prod(shape, dtype=object)) * dt.itemsize != nbytes or offset + nbytes > len(payload):
+    if _elements(shape) * dt.itemsize != nbytes or offset + nbytes > len(payload):
         raise ProtocolError("array size does not match its shape")
     return np.frombuffer(payload, dtype=dt, count=nbytes // dt.itemsize, offset=offset).reshape(shape).copy()
+
+
+def _check_shape(shape) -> None:
+    """At most MAX_NDIM dimensions, each at most MAX_DIM, at most MAX_ELEMENTS in all."""
+    if not (isinstance(shape, list) and len(shape) <= MAX_NDIM
+            and all(_is_int(s) and 0 <= s <= MAX_DIM for s in shape)):
+        raise ProtocolError("bad array shape")
+    if _elements(shape) > MAX_ELEMENTS:
+        raise ProtocolError("array has too many elements")
+    if 0 in shape and max(shape, default=0) > MAX_DIM // 1024:
+        raise ProtocolError("empty array with a huge dimension")
+
+
+def _elements(shape: list) -> int:
+    n = 1
+    for s in shape:                                  # Python ints: no overflow
+        n *= s
+    return n
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 # --- reading -----------------------------------------------------------------------------
 
 class FrameReader:
-    """Buffered reader of frames from a socket or pipe fd, with a deadline."""
+    """Reads whole frames from a socket or pipe fd, strictly, before an absolute deadline."""
 
-    def __init__(self, fd: int, max_buffer: int = MAX_PAYLOAD + MAX_HEADER + 64):
+    def __init__(self, fd: int):
         self.fd = fd
-        self.buf = bytearray()
-        self.max_buffer = max_buffer
 
-    def read(self, want_id: int | None, deadline: float | None) -> tuple[int, dict, bytes]:
-        """The next valid frame (for ``want_id`` when given); junk in between is dropped."""
-        while True:
-            frame = self._parse(want_id)
-            if frame is not None:
-                return frame
-            self._fill(deadline)
+    def read(self, deadline: float | None) -> tuple[int, dict, bytes]:
+        """(request id, header, payload) of the next frame; ProtocolError if it is malformed."""
+        magic, rid, hlen = _PREFIX.unpack(self._exact(_PREFIX.size, deadline))
+        if magic != MAGIC:
+            raise ProtocolError("bytes that are not a frame")
+        if hlen > MAX_HEADER:
+            raise ProtocolError(f"header of {hlen} bytes exceeds {MAX_HEADER}")
+        head = self._exact(hlen + _PLEN.size, deadline)
+        (plen,) = _PLEN.unpack_from(head, hlen)
+        if plen > MAX_PAYLOAD:
+            raise ProtocolError(f"payload of {plen} bytes exceeds {MAX_PAYLOAD}")
+        header = parse_header(bytes(head[:hlen]))
+        return rid, header, bytes(self._exact(plen, deadline))
 
-    def _fill(self, deadline):
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            raise Deadline()
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
-            raise PeerGone()
-        self.buf += chunk
-        if len(self.buf) > self.max_buffer:        # a flood of junk: keep only the tail
-            del self.buf[: len(self.buf) - self.max_buffer // 2]
-
-    def _parse(self, want_id):
-        """Try every MAGIC in the buffer: a junk prefix cannot hide a real frame behind it."""
-        pos = self.buf.find(MAGIC)
-        while pos >= 0:
-            parsed = self._frame_at(pos)
-            if parsed is not None and (want_id is None or parsed[0] == want_id):
-                rid, header, payload, end = parsed
-                del self.buf[:end]
-                return rid, header, payload
-            pos = self.buf.find(MAGIC, pos + 1)
-        return None
-
-    def _frame_at(self, pos):
-        """(id, header, payload, end) for a complete, well-formed frame at ``pos``, else None."""
-        if len(self.buf) < pos + _PREFIX.size:
-            return None
-        _, rid, hlen = _PREFIX.unpack_from(self.buf, pos)
-        end_head = pos + _PREFIX.size + hlen
-        if hlen > MAX_HEADER or len(self.buf) < end_head + 8:
-            return None
-        (plen,) = struct.unpack_from("<Q", self.buf, end_head)
-        end = end_head + 8 + plen
-        if plen > MAX_PAYLOAD or len(self.buf) < end:
-            return None
-        try:
-            header = json.loads(bytes(self.buf[pos + _PREFIX.size:end_head]))
-        except ValueError:
-            return None
-        if not isinstance(header, dict):
-            return None
-        return rid, header, bytes(self.buf[end_head + 8:end]), end
-
-    def drain(self) -> None:
-        """Drop everything received so far and anything already waiting (junk between calls)."""
-        self.buf.clear()
-        while select.select([self.fd], [], [], 0)[0]:
-            try:
-                if not os.read(self.fd, 1 << 20):
-                    return
-            except OSError:
-                return
+    def _exact(self, n: int, deadline: float | None) -> bytearray:
+        buf = bytearray()
+        while len(buf) < n:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                raise Deadline()                     # checked even while bytes keep arriving
+            ready, _, _ = select.select([self.fd], [], [], timeout)
+            if not ready:
+                raise Deadline()
+            chunk = os.read(self.fd, min(n - len(buf), 1 << 20))
+            if not chunk:
+                raise PeerGone()
+            buf += chunk
+        return buf
 
 
 def send_all(fd: int, data: bytes, deadline: float | None = None) -> None:
     view = memoryview(data)
     while view:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        timeout = None if deadline is None else deadline - time.monotonic()
+        if timeout is not None and timeout <= 0:
+            raise Deadline()
         _, ready, _ = select.select([], [fd], [], timeout)
         if not ready:
             raise Deadline()

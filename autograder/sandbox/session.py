@@ -1,11 +1,13 @@
-"""Grader side: the fork server process and one worker session per submission.
+"""Grader side: the fork server process and a handle on each sandboxed worker.
 
-A ``WorkerSession`` asks the fork server for a worker, sends it the
-submission's cells one at a time, then calls the student's functions by RPC
-under wall-clock limits. A worker that dies or overruns is killed with every
-process it started (cgroup, sandbox uid, process group) and, within the
-spawn budget, replaced by a fresh one that re-runs the cells that did not
-crash it. Everything received is checked before use.
+A ``WorkerHandle`` asks the ``ForkServer`` for a worker and sends it requests
+(run a cell, list functions, call a function, collect output) under absolute
+wall-clock deadlines. Every reply is checked against its request; a worker
+that dies, overruns or breaks the protocol is killed with every process it
+started (cgroup, sandbox uid, process group) and the request fails with
+``WorkerDied``. Its captured C-level output comes back through a file the
+grader created itself and passed to the worker, never a path the worker could
+swap. ``autograder.sandboxed_student`` builds the rubric's view on top.
 """
 from __future__ import annotations
 
@@ -22,12 +24,10 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
-
 from . import cgroups, layers, rpc
+from .convert import decode_many, encode_calls
 from .limits import Limits
-
-STRING_MARKER = "<a string>"
+from .replies import check_reply
 
 
 class ForkServer:
@@ -54,12 +54,13 @@ class ForkServer:
         if not hello.get("ready"):
             raise RuntimeError("the sandbox fork server did not start")
 
-    def spawn(self, token: str, limits: Limits) -> tuple[int, socket.socket]:
+    def spawn(self, token: str, limits: Limits, output_fd: int) -> tuple[int, socket.socket]:
+        """A new worker: its pid and the grader's end of its socket; its fds 1 and 2 go to ``output_fd``."""
         grader_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict()}).encode()
             with self.lock:
-                socket.send_fds(self.control, [request], [worker_end.fileno()])
+                socket.send_fds(self.control, [request], [worker_end.fileno(), output_fd])
                 reply = json.loads(self.control.recv(65536) or b"{}")
         except OSError as exc:
             grader_end.close()
@@ -75,47 +76,73 @@ class ForkServer:
         return self.proc.poll() is None
 
     def close(self) -> None:
-        if self.proc.poll() is None:
+        """Hang up, so the fork server ends every worker and removes their folders; kill it if it lingers."""
+        self.control.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-        self.control.close()
         shutil.rmtree(self.root, ignore_errors=True)
 
 
 class WorkerDied(Exception):
-    """The worker exited, crashed or was killed for overrunning a limit."""
+    """The worker exited, crashed, overran a limit or broke the protocol; it has been killed."""
 
 
-class Worker:
-    """One live sandboxed process."""
+class WorkerHandle:
+    """The grader's handle on one live sandboxed worker process."""
 
     def __init__(self, server: ForkServer, limits: Limits):
         self.token = secrets.token_hex(8)
         self.limits = limits
         self.workdir = server.root / self.token
-        self.pid, self.sock = server.spawn(self.token, limits)
+        self.output_fd = _output_file()
+        try:
+            self.pid, self.sock = server.spawn(self.token, limits, self.output_fd)
+        except BaseException:
+            os.close(self.output_fd)
+            raise
         self.reader = rpc.FrameReader(self.sock.fileno())
-        self.status = self.request({"op": "hello"}, 10.0)[0].get("status", {})
+        self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
 
     def request(self, header: dict, seconds: float, payload: bytes = b"") -> tuple[dict, bytes]:
+        """The checked reply to ``header``; on any failure the worker is killed and WorkerDied raised."""
         rid = secrets.randbits(64)
         deadline = time.monotonic() + seconds
-        self.reader.drain()
         try:
             rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
-            _, reply, data = self.reader.read(rid, deadline)
+            got, reply, data = self.reader.read(deadline)
+            check_reply(header, rid, got, reply)
         except rpc.Deadline:
-            self.kill()
-            raise WorkerDied(f"no answer within {seconds:g} s") from None
+            raise self._died(f"no answer within {seconds:g} s") from None
         except (rpc.PeerGone, OSError):
-            self.kill()
-            raise WorkerDied("the worker process ended (it exited, crashed or was killed)") from None
+            raise self._died("the worker process ended (it exited, crashed or was killed)") from None
+        except rpc.ProtocolError as exc:
+            raise self._died(f"the worker broke the protocol: {exc}") from None
+        except Exception as exc:  # noqa: BLE001 - nothing a worker sends may raise into the grader
+            raise self._died(f"the worker's reply could not be read ({type(exc).__name__})") from None
         return reply, data
 
-    def fd_output(self, cap: int) -> str:
+    def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float) -> tuple[dict, list]:
+        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call."""
+        encoded, payload = encode_calls(calls)
+        reply, data = self.request({"op": "call_many", "fn": fn, "calls": encoded}, seconds, payload)
+        if not reply["ok"]:
+            return reply, []
         try:
-            with open(self.workdir / "fd_output.log", "rb") as f:
-                return f.read(cap).decode("utf-8", "replace")
+            return reply, decode_many(reply["many"], data, len(calls))
+        except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
+            raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
+
+    def _died(self, why: str) -> WorkerDied:
+        self.kill()
+        return WorkerDied(why)
+
+    def fd_output(self, cap: int) -> str:
+        """What the worker's processes wrote to fds 1 and 2: at most ``cap`` bytes, read from our own file."""
+        try:
+            return os.pread(self.output_fd, cap, 0).decode("utf-8", "replace")
         except OSError:
             return ""
 
@@ -137,7 +164,18 @@ class Worker:
 
     def cleanup(self) -> None:
         self.kill()
+        if self.output_fd >= 0:
+            os.close(self.output_fd)
+            self.output_fd = -1
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _output_file() -> int:
+    """An anonymous file for the worker's fds 1 and 2, created here and never looked up by name."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("autograder-worker-output", os.MFD_CLOEXEC)
+    with tempfile.TemporaryFile() as f:
+        return os.dup(f.fileno())
 
 
 def _kill_uid(uid: int) -> None:
@@ -155,57 +193,3 @@ def _kill_uid(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-
-
-def _rebuild(node, arrays, depth):
-    if depth > 6 or not isinstance(node, dict):
-        raise rpc.ProtocolError("bad value tree")
-    kind = node.get("kind")
-    if kind == "none":
-        return None
-    if kind == "str":
-        return STRING_MARKER
-    if kind in ("tuple", "list"):
-        items = [_rebuild(n, arrays, depth + 1) for n in node.get("items", [])]
-        return tuple(items) if kind == "tuple" else items
-    if kind == "array" and isinstance(node.get("index"), int) and 0 <= node["index"] < len(arrays):
-        return arrays[node["index"]]
-    raise rpc.ProtocolError("bad value tree")
-
-
-def encode_calls(calls) -> tuple[list[dict], bytes]:
-    """Several (args, kwargs) with their arrays in one shared payload."""
-    arrays: list = []
-    encoded = [{"args": [_enc(a, arrays) for a in args], "kwargs": {k: _enc(v, arrays) for k, v in kw.items()}}
-               for args, kw in calls]
-    descs, payload = rpc.pack_arrays(arrays)
-    fix = lambda v: descs[v["array"]] if isinstance(v, dict) else v  # noqa: E731
-    return [{"args": [fix(a) for a in c["args"]], "kwargs": {k: fix(v) for k, v in c["kwargs"].items()}}
-            for c in encoded], payload
-
-
-def _enc(a, arrays: list):
-    if isinstance(a, np.ndarray):
-        arrays.append(a)
-        return {"array": len(arrays) - 1}
-    if isinstance(a, (bool, int, float, str)) or a is None:
-        return a
-    raise TypeError(f"cannot send {type(a).__name__} to the worker")
-
-
-def decode_many(reply: dict, payload: bytes) -> list:
-    """Per call: ("ok", value) or ("raised" | "refused", type, message), from checked wire data."""
-    many = reply.get("many") if isinstance(reply.get("many"), dict) else {}
-    arrays = [rpc.unpack_array(d, payload) for d in many.get("arrays", [])[:100_000]]
-    out = []
-    for item in many.get("items", []):
-        if not isinstance(item, dict):
-            raise rpc.ProtocolError("bad result item")
-        if item.get("ok"):
-            out.append(("ok", _rebuild(item.get("tree"), arrays, 0)))
-        else:
-            err = item.get("error") if isinstance(item.get("error"), dict) else {}
-            out.append(("raised" if item.get("raised") else "refused", str(err.get("type", "Error"))[:80],
-                        str(err.get("message", ""))[:500]))
-    return out
-

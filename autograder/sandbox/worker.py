@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import traceback
 
 import numpy as np
 
@@ -58,10 +57,11 @@ class Worker:
         while True:
             self._only(me)
             try:
-                rid, header, payload = self.reader.read(None, None)
-            except rpc.PeerGone:
+                rid, header, payload = self.reader.read(None)
+            except (rpc.PeerGone, rpc.ProtocolError):
                 return
             reply, data = self._dispatch(header, payload)
+            reply["op"] = header.get("op")
             self._only(me)
             rpc.send_all(self.fd, rpc.encode_frame(rid, reply, data))
 
@@ -149,6 +149,3 @@ def warm_imports() -> None:
     np.zeros(1) @ np.zeros(1)
     os.environ.setdefault("MPLBACKEND", "Agg")
 
-
-def crash_report() -> str:
-    return traceback.format_exc(limit=5)

@@ -1,6 +1,8 @@
-"""Writes fake results and fake RPC frames to every inherited descriptor."""
+"""Writes fake results and fake RPC frames to every inherited descriptor.
+
+Bytes that are not a valid reply end the worker (the cell is skipped), so the cheat can only lose."""
 KIND = "cheat"
-EXPECT = {'score': 'honest_wrong', 'review': 'any'}
+EXPECT = {'score': 'at_most_honest_wrong', 'review': True}
 TARGET = "causal_mask"
 CODE = r"""
 import os
