@@ -61,7 +61,7 @@ def _lay_out(course: Path, net: _Loopback) -> None:
     write_submission(release, source, subs / "honest-wrong/ch04_attention", {"causal_mask": WRONG_MASK})
     write_submission(release, source, subs / "honest-right/ch04_attention", {"causal_mask": RIGHT_MASK})
     for name in CORPUS:
-        mod, folder = _load(name), subs / name / "ch04_attention"
+        mod, folder = _load(name), subs / _student(name) / "ch04_attention"
         code = getattr(mod, "CODE", "").replace("COURSE", repr(str(course)))
         code = code.replace("TCP_PORT", str(net.tcp.getsockname()[1]))
         code = code.replace("UDP_PORT", str(net.udp.getsockname()[1]))
@@ -79,6 +79,11 @@ def _lay_out(course: Path, net: _Loopback) -> None:
             mod.damage(folder)
 
 
+def _student(name: str) -> str:
+    """The student id an attack is graded under: its module name unless it sets STUDENT_ID."""
+    return getattr(_load(name), "STUDENT_ID", name)
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -93,7 +98,7 @@ def corpus(tmp_path_factory):
     guarded = {p: _digest(p) for p in (course / "nbgrader_config.py", course / "gradebook.db")}
     result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False)
     net.stop.set()
-    return {r["student_id"]: r for r in result.records}, net, guarded
+    return {r["student_id"]: r for r in result.records}, net, guarded, tmp / "out"
 
 
 def test_corpus_is_large_and_covers_every_kind():
@@ -104,8 +109,8 @@ def test_corpus_is_large_and_covers_every_kind():
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_attack_outcome(corpus, name):
-    records, _, _ = corpus
-    mod, record = _load(name), records[name]
+    records, _, _, out = corpus
+    mod, record = _load(name), records[_student(name)]
     wrong, right = records["honest-wrong"]["total"], records["honest-right"]["total"]
     assert right == record["max_total"] == 28 and wrong < right
     total, want = record["total"], mod.EXPECT["score"]
@@ -116,10 +121,12 @@ def test_attack_outcome(corpus, name):
     assert expected, (name, want, total, wrong, right, record["integrity"])
     if mod.EXPECT["review"] != "any":
         assert record["needs_review"] is mod.EXPECT["review"], (name, record["integrity"])
+    if hasattr(mod, "inspect"):                                   # what the attack did to the outputs
+        mod.inspect(record, out)
 
 
 def test_nothing_escaped_or_survived(corpus):
-    _, net, guarded = corpus
+    _, net, guarded, _ = corpus
     assert net.contacts == []
     assert all(_digest(p) == d for p, d in guarded.items())
     assert not list(Path("/tmp").glob("adversarial-*"))

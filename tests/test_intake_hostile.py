@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import time
 
 import pytest
@@ -195,3 +196,16 @@ def test_a_surprise_in_one_notebook_damages_only_that_notebook(course, monkeypat
     _only_this_notebook_lost(intake)
     line = next(p for p in intake.problems if "could not be read by the grader" in p)
     assert "KeyError" in line and "\x1b" not in line
+
+
+def test_a_notebook_cannot_claim_to_be_salvaged(course):
+    _edit_cells(course, lambda nb: (nb.update(salvaged=True), nb["cells"].remove(_by_id(nb, "ex2_causal"))))
+    assert any("the test cell 'ex2_causal' was deleted" in p for p in _intake(course).problems)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_notebook_that_is_a_device_is_never_opened(course):
+    _replace(course, lambda p: os.mknod(p, 0o600 | stat.S_IFCHR, os.makedev(1, 5)))     # /dev/zero's numbers
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("a character device" in p for p in intake.problems)

@@ -80,8 +80,11 @@ def _cell(index: int, item, faults: list[str]) -> Cell | None:
 def _source(value) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(line, str) for line in value):
-        return "".join(value)
+    if isinstance(value, list):
+        try:
+            return "".join(value)                          # TypeError unless every line is text
+        except TypeError:
+            return None
     return None
 
 

@@ -47,7 +47,7 @@ def course_notebooks(course: Path, assignment: str) -> CourseNotebooks:
     if not any(p.parent == src for p in paths):
         raise CourseError(f"the course has no source notebooks in {src}: nothing to grade against. "
                           "Check --course and --assignment.")
-    key = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in paths)
+    key = tuple((str(p), st.st_mtime_ns, st.st_size) for p, st in ((p, p.stat()) for p in paths))
     return _load(src, rel, key)
 
 

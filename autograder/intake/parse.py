@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+import warnings
 
 import numpy as np
 
@@ -53,31 +54,34 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
-def parse(text: str, name: str, intake: Intake) -> dict | None:
-    """The notebook as a v4 dict (``salvaged`` when its JSON was broken), or None."""
+def parse(text: str, name: str, intake: Intake) -> tuple[dict | None, bool]:
+    """(the notebook as a v4 dict or None, whether its code was salvaged from broken JSON).
+
+    Whether it was salvaged is said here, never read from the file: a student cannot claim it.
+    """
     depth = nesting_depth(text)
     if depth > MAX_DEPTH:
         intake.damage(f"{name}.ipynb is not a notebook: its JSON is nested {depth} levels deep (a notebook "
                       f"needs about 8, the limit is {MAX_DEPTH}); it was not graded.")
-        return None
+        return None, False
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        return _salvaged(text, name, str(exc)[:120], intake)
+        return _salvaged(text, name, str(exc)[:120], intake), True
     if not isinstance(data, dict):
         intake.damage(f"{name}.ipynb is not a notebook (its JSON is {type(data).__name__}, not an object); "
                       "it was not graded.")
-        return None
+        return None, False
     if data.get("nbformat") != 4:
-        return _convert(data, name, intake)
-    return data
+        return _convert(data, name, intake), False
+    return data, False
 
 
 def _salvaged(text: str, name: str, why: str, intake: Intake) -> dict:
     sources = salvage(text)
     intake.damage(f"{name}.ipynb is not valid JSON ({why}); code was recovered from {len(sources)} "
                   "cell(s) and graded.")
-    return {"nbformat": 4, "salvaged": True,
+    return {"nbformat": 4,
             "cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}
 
 
@@ -98,7 +102,9 @@ def _convert(data: dict, name: str, intake: Intake) -> dict | None:
     intake.damage(f"{name}.ipynb uses nbformat {shown}; it was converted to version 4 and graded.")
     try:
         import nbformat                                    # only old notebooks need it
-        converted = nbformat.reads(json.dumps(data), as_version=4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                # nbformat's warnings about a student's file
+            converted = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as exc:  # noqa: BLE001 - any conversion failure
         intake.damage(f"{name}.ipynb could not be converted ({type(exc).__name__}); it was not graded.")
         return None

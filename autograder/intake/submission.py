@@ -88,10 +88,9 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
     if len(raw) > MAX_NOTEBOOK_BYTES:
         intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
                       "mostly outputs; the outputs were ignored and the code graded.")
-    nb = parse(decode(raw, name, intake), name, intake)
+    nb, salvaged = parse(decode(raw, name, intake), name, intake)
     if nb is not None:
-        collect_cells(cells_of(nb, name, intake), name, ctx.notebooks.expected.get(name, {}), intake,
-                      salvaged=bool(nb.get("salvaged")))
+        collect_cells(cells_of(nb, name, intake), name, ctx.notebooks.expected.get(name, {}), intake, salvaged)
 
 
 def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> bytes | None:

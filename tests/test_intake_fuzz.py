@@ -1,0 +1,112 @@
+"""Hypothesis fuzzer for intake: any JSON structure, any bytes, any file kind; intake never raises or hangs.
+
+Each example writes one notebook (or something in its place) into a fresh
+submission folder and takes it in. Intake must return, within a bounded time,
+an Intake whose messages are inert text; a surprise is damage, never an
+exception.
+"""
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autograder.inert import terminal
+from autograder.intake import intake_submission
+from conftest import RELEASE, SOURCE
+
+NB = "ex2_causal_mask"
+REAL = (RELEASE / f"{NB}.ipynb").read_text()
+GRADE_IDS = ["ex2_mask", "ex2_causal", "ex2_mask_visible", "ex2_causal_visible", "bonus"]
+SECONDS = 10
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=12))
+json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
+                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=24)
+nbgrader = st.fixed_dictionaries({}, optional={
+    "grade": st.booleans() | json_values, "solution": st.booleans() | json_values,
+    "locked": st.booleans() | json_values, "points": st.integers(0, 10) | json_values,
+    "grade_id": st.sampled_from(GRADE_IDS) | json_values, "schema_version": json_values})
+cells = st.fixed_dictionaries({}, optional={
+    "cell_type": st.sampled_from(["code", "markdown", "raw"]) | json_values,
+    "source": st.text(max_size=40) | st.lists(st.text(max_size=10), max_size=4) | json_values,
+    "metadata": st.fixed_dictionaries({}, optional={"nbgrader": nbgrader | json_values}) | json_values,
+    "outputs": json_values})
+notebooks = st.fixed_dictionaries({}, optional={
+    "nbformat": st.sampled_from([4, 3, 2, 5, "4", 4.0]) | json_values,
+    "nbformat_minor": json_values, "metadata": json_values,
+    "cells": st.lists(cells, max_size=8) | json_values,
+    "worksheets": st.lists(st.fixed_dictionaries({"cells": st.lists(cells, max_size=3)}), max_size=2)})
+
+
+def _take_in(write) -> None:
+    """Lay out a submission whose ex2 notebook ``write(path)`` makes, take it in, check the outcome."""
+    tmp = Path(tempfile.mkdtemp(prefix="fuzz-intake-"))
+    try:
+        folder = tmp / "submitted" / "ann" / "ch04_attention"
+        folder.mkdir(parents=True)
+        (tmp / "submitted" / "bob").mkdir()
+        write(folder / f"{NB}.ipynb")
+        start = time.monotonic()
+        intake = intake_submission(folder / f"{NB}.ipynb", SOURCE.parents[1], "ch04_attention", "ann")
+        assert time.monotonic() - start < SECONDS
+        for line in intake.problems + intake.notes:
+            assert isinstance(line, str) and terminal(line) == line and "\n" not in line
+        assert all(isinstance(c.source, str) and c.notebook == NB for c in intake.cells)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@FUZZ
+@given(notebooks)
+def test_any_json_structure(nb):
+    _take_in(lambda p: p.write_text(json.dumps(nb)))
+
+
+@FUZZ
+@given(st.binary(max_size=3000))
+def test_any_bytes(raw):
+    _take_in(lambda p: p.write_bytes(raw))
+
+
+@FUZZ
+@given(st.integers(0, len(REAL)), st.binary(max_size=40), st.integers(0, 200))
+def test_real_notebook_cut_and_spliced(at, insert, cut):
+    _take_in(lambda p: p.write_bytes(REAL.encode()[:at] + insert + REAL.encode()[at + cut:]))
+
+
+@FUZZ
+@given(st.sampled_from("[{"), st.integers(1, 400_000), st.booleans())
+def test_any_nesting_depth(bracket, depth, closed):
+    closing = {"[": "]", "{": "}"}[bracket] * depth if closed else ""
+    body = bracket * depth if bracket == "[" else '{"a":' * (depth - 1) + "{"
+    _take_in(lambda p: p.write_text(body + closing))
+
+
+def _fifo(p):
+    os.mkfifo(p)
+
+
+KINDS = {
+    "folder": lambda p: p.mkdir(),
+    "fifo": _fifo,
+    "link to /dev/zero": lambda p: p.symlink_to("/dev/zero"),
+    "link to /dev/stdin": lambda p: p.symlink_to("/dev/stdin"),
+    "dangling link": lambda p: p.symlink_to(p.parent / "nowhere.ipynb"),
+    "link loop": lambda p: p.symlink_to(p.name),
+    "link to a classmate": lambda p: p.symlink_to(p.parents[2] / "bob"),
+    "link to source": lambda p: p.symlink_to(SOURCE / f"{NB}.ipynb"),
+    "empty file": lambda p: p.write_bytes(b""),
+    "unreadable file": lambda p: (p.write_text(REAL), p.chmod(0)),
+}
+
+
+@settings(max_examples=len(KINDS), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.sampled_from(sorted(KINDS)))
+def test_any_file_kind(kind):
+    _take_in(KINDS[kind])
