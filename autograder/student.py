@@ -123,8 +123,12 @@ def to_array(value, what: str) -> np.ndarray:
 
 def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(output, weights) as two float64 arrays."""
+    if value is None:
+        raise StudentError(f"`{name}` returned None; it should return a pair (output, weights): did it "
+                           "forget to `return` them?")
     if not isinstance(value, (tuple, list)):
-        raise StudentError(f"`{name}` should return a pair (output, weights); got {type(value).__name__}")
+        raise StudentError(f"`{name}` should return a pair (output, weights); got a {type(value).__name__}, "
+                           f"{shown(value)}")
     if len(value) != 2:
         raise StudentError(f"`{name}` should return a pair (output, weights); got {len(value)} values")
     return to_array(value[0], f"the output of `{name}`"), to_array(value[1], f"the weights of `{name}`")
@@ -132,8 +136,10 @@ def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def to_int(value, what: str) -> int:
     """An exact integer (numpy integers and integral floats accepted)."""
-    if isinstance(value, (bool, np.bool_)) or value is None:
-        raise StudentError(f"{what} is {value!r}; return a whole number of bytes")
+    if value is None:
+        raise StudentError(f"{what} is None: did the function forget to `return` its result?")
+    if isinstance(value, (bool, np.bool_)):
+        raise StudentError(f"{what} is {shown(value)}, a truth value; return a whole number")
     arr = to_array(value, what) if not isinstance(value, (int, np.integer)) else None
     if arr is None:
         return int(value)

@@ -63,7 +63,7 @@ def test_wrong_arity_and_none_messages():
                                       "causal_attention": _make("return", None)}, "s")
     by = {(c["grade_id"], c["check"]): c["message"] for c in rec["checks"]}
     assert "should return a pair (output, weights); got 3 values" in by[("ex1_attention", "shapes")]
-    assert "got NoneType" in by[("ex2_causal", "first_row")]
+    assert "returned None" in by[("ex2_causal", "first_row")]
 
 
 def test_seeds_stable_distinct_and_not_hash_based():
