@@ -9,8 +9,12 @@ from .seeds import ASSIGNMENT_ID
 
 
 def _demo(args) -> int:
-    from .demo import run_demo
-    run_demo(workers=args.workers)
+    from .demo import DemoError, run_demo
+    try:
+        run_demo(workdir=args.dir, workers=args.workers)
+    except DemoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -91,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="the README's main job: grade the bundled sample class")
     demo.add_argument("--workers", type=_positive, default=None)
+    demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
     grade.add_argument("--course", default=".")

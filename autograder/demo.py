@@ -5,24 +5,37 @@ import shutil
 from pathlib import Path
 
 from .batch import grade_batch
-from .hardened import PACKAGE_COURSE
 from .inert import one_line
-from .release import generate_release
+from .init import init_course
 from .sample_class import lay_out
 from .seeds import ASSIGNMENT_ID
 
-def prepare(course: Path, workdir: Path, assignment: str = ASSIGNMENT_ID) -> Path:
-    """A fresh demo course: this course's config, source and release, plus the sample class."""
-    if not (course / "release" / assignment).is_dir():
-        generate_release(course, assignment=assignment)
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    workdir.mkdir(parents=True)
-    shutil.copy(course / "nbgrader_config.py", workdir)
-    for part in ("source", "release"):
-        shutil.copytree(course / part, workdir / part)
+MARKER = ".attention-course-demo"
+
+
+class DemoError(ValueError):
+    """The demo folder exists and holds something else."""
+
+
+def prepare(workdir: Path, assignment: str = ASSIGNMENT_ID) -> Path:
+    """A fresh demo course in ``workdir``: the packaged course, as `init` lays it out, plus the sample class."""
+    workdir = Path(workdir).resolve()
+    _clear_previous(workdir)
+    init_course(workdir, assignment=assignment)
+    (workdir / MARKER).write_text("made by `python -m autograder demo`; replaced by its next run\n")
     lay_out(workdir, assignment)
     return workdir
+
+
+def _clear_previous(workdir: Path) -> None:
+    """Remove an earlier demo; never a folder the demo did not make."""
+    if not workdir.exists() or (workdir.is_dir() and not any(workdir.iterdir())):
+        return
+    if (workdir / MARKER).is_file() or (workdir / "submitted" / "correct-1").is_dir():   # also demos before the marker
+        shutil.rmtree(workdir)
+        return
+    raise DemoError(f"{workdir} exists and was not made by the demo: choose another folder with --dir, "
+                    "or remove it")
 
 
 def summary_table(records: list[dict]) -> str:
@@ -34,9 +47,9 @@ def summary_table(records: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run_demo(course: Path = PACKAGE_COURSE, workdir: Path | None = None, workers: int | None = None) -> Path:
-    workdir = workdir or course / "demo"
-    demo = prepare(course, workdir)
+def run_demo(workdir: Path | None = None, workers: int | None = None) -> Path:
+    """Grade the sample class in ``workdir`` (default ``./demo``) and print the summary table."""
+    demo = prepare(Path(workdir) if workdir else Path.cwd() / "demo")
     result = grade_batch(course=demo, out=demo / "grading", workers=workers)
     print(summary_table(result.records))
     full = sum(r["total"] == r["max_total"] for r in result.records)

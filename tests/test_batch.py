@@ -11,6 +11,7 @@ import pytest
 from autograder.batch import grade_batch
 from autograder.outputs.csvout import COLUMNS
 from batch_helpers import SMALL, export_gradebook, make_class, read_csv, records
+from browser_helpers import FLAGS, browser
 from conftest import ROOT, SOURCE
 
 pytestmark = pytest.mark.slow
@@ -123,32 +124,21 @@ def test_dask_local_cluster_equals_local(graded, tmp_path):
     assert records(tmp_path / "dask") == records(reference_out)
 
 
-def _browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    import shutil
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not chromium:
-        pytest.skip("Debian's chromium is not installed (make test installs it)")
-    return sync_api, chromium
-
-
 @pytest.mark.parametrize("page_path", ["report.html", "feedback/mask-after-softmax/index.html"])
 def test_pages_render_in_headless_chromium(graded, page_path):
-    sync_api, chromium = _browser()
+    sync_api, chromium = browser()
     _, out, _ = graded
     artifacts = ROOT / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
-    flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
-             "--disable-background-networking", "--disable-component-update"]
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=flags)
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
+        chrome = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = chrome.new_page(viewport={"width": 1000, "height": 900})
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto((out / page_path).as_uri())
         images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
         page.screenshot(path=str(artifacts / (page_path.replace("/", "_") + ".png")), full_page=True)
-        browser.close()
+        chrome.close()
     assert images and all(done and width > 0 for done, width in images), images
     assert errors == []
