@@ -51,6 +51,7 @@ def test_fixture_is_diagnosed_and_loses_intended_points(name, student):
     if "+" in (mod.DIAGNOSIS or ""):
         assert all("two mistakes together" in c["message"] for c in failed)
     assert {c.get("stage") for c in failed} == {getattr(mod, "STAGE", None)}
+    assert any(mod.SAYS in c["message"] for c in failed), [c["message"] for c in failed]
 
 
 @pytest.mark.parametrize("name", CORRECT)
