@@ -20,11 +20,16 @@ def _demo(args) -> int:
 
 def _grade(args) -> int:
     from .batch import grade_batch
+    from .lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
-        result = grade_batch(course=args.course, assignment=args.assignment, out=args.out,
-                             workers=args.workers, resume=args.resume, scheduler=args.scheduler,
-                             students=args.student or None)
+        with stop_on_signals():
+            result = grade_batch(course=args.course, assignment=args.assignment, out=args.out,
+                                 workers=args.workers, resume=args.resume, scheduler=args.scheduler,
+                                 students=args.student or None)
+    except Stop as stop:
+        print(_stopped(args, stop), file=sys.stderr)
+        return stop.exit_code
     except (OutputError, ValueError, RuntimeError) as exc:
         return _error(exc)
     print(one_line(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
@@ -37,6 +42,26 @@ def _grade(args) -> int:
 def _error(exc: Exception) -> int:
     print(one_line(f"error: {exc}"), file=sys.stderr)
     return 1
+
+
+def _stopped(args, stop) -> str:
+    """What a stopped run did and the command that finishes it."""
+    import shlex
+    from pathlib import Path
+
+    from .batch import count_complete
+    course = Path(args.course).resolve()
+    out = Path(args.out).resolve() if args.out else course / "grading"
+    done, total = count_complete(course, args.assignment, out, args.student or None)
+    command = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out)]
+    command += ["--assignment", args.assignment] if args.assignment != ASSIGNMENT_ID else []
+    command += ["--workers", str(args.workers)] if args.workers else []
+    command += ["--scheduler", args.scheduler] if args.scheduler else []
+    command += ["--student", *args.student] if args.student else []
+    left = (f"the other {total - done} were not graded" if done < total
+            else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
+    return (f"stopped by {stop.name}: {done} of {total} submissions graded, their records kept in "
+            f"{out / 'records'}; {left}.\nTo finish, run:\n  {shlex.join([*command, '--resume'])}")
 
 
 def _release(args) -> int:
@@ -52,10 +77,15 @@ def _release(args) -> int:
 
 def _check(args) -> int:
     from .hardened import grade_submission
+    from .lifecycle import Stop, stop_on_signals
     from .records import dumps
     from .textreport import check_table
     try:
-        record = grade_submission(args.path, course=args.course, student_id=args.student)
+        with stop_on_signals():
+            record = grade_submission(args.path, course=args.course, student_id=args.student)
+    except Stop as stop:
+        print(f"stopped by {stop.name}: the submission was not graded", file=sys.stderr)
+        return stop.exit_code
     except ValueError as exc:
         return _error(exc)
     print(dumps(record) if args.json else check_table(record))

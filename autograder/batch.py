@@ -3,21 +3,23 @@
 Each submission is graded by ``grade_one`` in a worker process of a local
 process pool or on a Dask distributed cluster (the same function either way);
 each process keeps one sandbox fork server. Every finished record is written
-atomically at once, so a killed batch resumes where it stopped.
+atomically at once, so a killed batch resumes where it stopped. A run holds
+its output folder's lock from start to end; every process it starts ends
+with it (see ``autograder.lifecycle``).
 """
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import threading
 import traceback
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 from .intake import course_notebooks
+from .lifecycle import critical
+from .outputs.runlock import RunLock
 from .progress import Progress
 from .inert import shown
 from .records import OutputError, read_record, write_record
@@ -35,7 +37,20 @@ def _server():
         if _SERVER is None or not _SERVER.alive():
             _SERVER = ForkServer()
             atexit.register(_SERVER.close)
+            os.register_at_fork(after_in_child=functools.partial(_forget_server, _SERVER))
         return _SERVER
+
+
+def _forget_server(server) -> None:
+    """In a forked child: the parent's fork server is not ours; close our copy of its socket,
+    so that the server still sees its owner go."""
+    global _SERVER
+    if _SERVER is server:
+        _SERVER = None
+    try:
+        server.control.close()
+    except OSError:
+        pass
 
 
 def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> dict:
@@ -87,6 +102,15 @@ def discover(course: Path, assignment: str, only: list[str] | None = None) -> li
     return found
 
 
+def count_complete(course: Path, assignment: str, out: Path, students=None) -> tuple[int, int]:
+    """(complete records, submissions) of a class in ``out``."""
+    try:
+        everyone = discover(Path(course), assignment, students)
+    except ValueError:
+        return 0, 0
+    return sum(read_record(out, s, assignment) is not None for s in everyone), len(everyone)
+
+
 def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, workers: int | None = None,
                 resume: bool = False, scheduler: str | None = None, students=None, limits: dict | None = None,
                 progress: bool = True, outputs: bool = True, gradebook_url: str | None = None) -> BatchResult:
@@ -94,78 +118,61 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
-    todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
-    result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
-    bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
-    gradebook = _start_gradebook(out, course, assignment, gradebook_url) if outputs else None
-    run = _run_dask if scheduler else _run_local
-    try:
-        run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment, limits=limits,
-            workers=workers or os.cpu_count() or 1, scheduler=scheduler)
-    except BaseException:
-        if gradebook:
-            gradebook.abandon()
-        raise
-    bar.close()
-    result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
-    if outputs:
-        from .outputs import write_outputs
-        result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
-                                       gradebook=gradebook)
+    with RunLock(out) as lock:
+        todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
+        result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
+        bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
+        gradebook = _start_gradebook(out, course, assignment, gradebook_url, lock) if outputs else None
+        run = _run_dask if scheduler else _run_local
+        try:
+            run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
+                limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                inherited=(lock.fd, *(gradebook.fds() if gradebook else ())))
+            bar.close()
+            result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
+            if outputs:
+                from .outputs import write_outputs
+                result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
+                                               gradebook=gradebook)
+        except BaseException:
+            if gradebook:
+                gradebook.abandon()
+            raise
     return result
 
 
-def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None):
+def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None, lock: RunLock):
     """nbgrader loads slowly: its writer starts now and works while the batch is graded."""
     from .outputs.gradebook import GradebookWriter
-    out.mkdir(parents=True, exist_ok=True)
-    return GradebookWriter(url or f"sqlite:///{out / 'gradebook.db'}", course, assignment)
+    return GradebookWriter(url or f"sqlite:///{out / 'gradebook.db'}", course, assignment, lock)
 
 
 def _finish(out: Path, record: dict, bar: Progress, errors: list[str]) -> None:
     """Write one record; a write error (a full disk, say) is that student's, and the batch goes on."""
     try:
-        write_record(out, record)
+        with critical():                     # a stop signal waits until the record is whole
+            write_record(out, record)
     except OutputError as exc:
         errors.append(f"record of {shown(record['student_id'])}: {exc}")
     bar.advance(failed=bool(record.get("needs_review")))
 
 
-def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None):
+def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=()):
     if workers <= 1 or len(todo) <= 1:
         for student in todo:
             finish(grade_one(str(course), assignment, student, limits))
         return
-    attempts = {s: 0 for s in todo}
-    pending = list(todo)
-    while pending:
-        pending = _pool_round(pending, attempts, finish, course, assignment, limits, workers)
+    from .local_pool import run_pool
+    run_pool(functools.partial(grade_one, str(course), assignment, limits=limits), todo, finish,
+             functools.partial(_gave_up, assignment), workers=workers, inherited=inherited)
 
 
-def _pool_round(pending, attempts, finish, course, assignment, limits, workers) -> list[str]:
-    """Grade ``pending``; if the pool breaks, return the students to retry (twice at most)."""
-    retry = []
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=get_context("fork"))
-    try:
-        futures = {pool.submit(grade_one, str(course), assignment, s, limits): s for s in pending}
-        for fut in as_completed(futures):
-            student = futures[fut]
-            try:
-                record = fut.result()
-            except BrokenProcessPool:
-                attempts[student] += 1
-                if attempts[student] < 2:
-                    retry.append(student)
-                    continue
-                record = dict(failed_record(student, "A grading process died twice on this submission."),
-                              complete=True, assignment=assignment)
-            finish(record)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)           # an output error stops the batch promptly
-    return retry
+def _gave_up(assignment: str, student: str) -> dict:
+    return dict(failed_record(student, "A grading process died twice on this submission."),
+                complete=True, assignment=assignment)
 
 
-def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler):
+def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=()):
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:

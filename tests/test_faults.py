@@ -14,6 +14,7 @@ from autograder.batch import grade_batch
 from autograder.records import OutputError, atomic_write
 from autograder.sandbox import cgroups
 from batch_helpers import export_gradebook, make_class, records
+from run_tree import TreeRun
 
 pytestmark = pytest.mark.slow
 
@@ -131,16 +132,102 @@ def test_killing_the_grader_leaves_no_student_process(tmp_path):
     nb["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                         "source": code})
     notebook.write_text(json.dumps(nb))
-    proc = subprocess.Popen(_grade_cmd(course, tmp_path / "out"), start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    run = TreeRun(_grade_cmd(course, tmp_path / "out"))
     from sandbox_helpers import marker_processes
-    deadline = time.monotonic() + 60
-    while not marker_processes("agorphan") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert marker_processes("agorphan"), "the daemon started"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    deadline = time.monotonic() + 10
-    while marker_processes("agorphan") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert marker_processes("agorphan") == []
+    run.wait_until(lambda: set(marker_processes("agorphan")) & set(run.processes()))
+    run.signal(signal.SIGKILL)
+    run.end(within=10)                   # the daemon, the fork server, the writer: nothing of the run is left
+
+
+# A grading run stopped at each stage, by each signal: nothing of it is left, and --resume finishes it.
+
+SMALL_CLASS = ["correct-1", "no-scaling", "mask-after-softmax", "hostile-exits"]
+
+
+@pytest.fixture(scope="module")
+def small_class(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("stops")
+    course = make_class(tmp, SMALL_CLASS)
+    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False)
+    return course, tmp / "reference"
+
+
+def _started(run):
+    return lambda: len(run.processes()) >= 2                   # the main process has a child
+
+
+def _graded(out, more_than=0):
+    return lambda: len(list((out / "records").glob("*.json"))) > more_than
+
+
+def _writing_outputs(out):
+    return lambda: (out / "grades.csv").exists()
+
+
+def _assert_same_as_clean_run(out, course, reference):
+    assert records(out) == records(reference)
+    assert (out / "grades.csv").read_text() == (reference / "grades.csv").read_text()
+    assert export_gradebook(course, out) == export_gradebook(course, reference)
+    import sqlite3
+    with sqlite3.connect(out / "gradebook.db") as db:
+        rows = db.execute("SELECT student_id, COUNT(*) FROM submitted_assignment GROUP BY student_id").fetchall()
+    assert sorted(rows) == [(s, 1) for s in sorted(SMALL_CLASS)]
+
+
+def test_sigkill_at_each_stage_leaves_nothing_and_resume_finishes(small_class, tmp_path):
+    course, reference = small_class
+    out = tmp_path / "out"
+    for round_, stage in enumerate([_started, lambda run: _graded(out), lambda run: _writing_outputs(out)]):
+        run = TreeRun(_grade_cmd(course, out, *(["--resume"] if round_ else [])))
+        run.wait_until(stage(run))
+        run.signal(signal.SIGKILL)
+        run.end(within=5)
+        for path in (out / "records").glob("*.json"):         # whatever exists is whole
+            assert json.loads(path.read_text())["complete"] is True
+    subprocess.run(_grade_cmd(course, out, "--resume"), check=True, capture_output=True, timeout=300)
+    _assert_same_as_clean_run(out, course, reference)
+
+
+def _resume_command(output: str) -> list[str]:
+    line = output.splitlines()[-1].strip()
+    assert line.endswith("--resume"), output
+    import shlex
+    return shlex.split(line)
+
+
+def test_sigterm_and_sigint_stop_cleanly_and_say_how_to_resume(small_class, tmp_path):
+    course, reference = small_class
+    out = tmp_path / "out"
+    run = TreeRun(_grade_cmd(course, out))
+    run.wait_until(_graded(out))
+    run.signal(signal.SIGTERM)
+    status, output = run.end(within=5)
+    assert status == 143, output
+    assert "stopped by SIGTERM" in output and "submissions graded" in output
+    kept = len(list((out / "records").glob("*.json")))
+    assert kept >= 1
+    run = TreeRun(_resume_command(output))
+    run.wait_until(_graded(out, more_than=kept))
+    run.signal(signal.SIGINT, group=True)                      # Ctrl-C reaches the whole foreground group
+    status, output = run.end(within=5)
+    assert status == 130, output
+    assert "stopped by SIGINT" in output and "Traceback" not in output
+    subprocess.run(_resume_command(output), check=True, capture_output=True, timeout=300)
+    _assert_same_as_clean_run(out, course, reference)
+
+
+SLOW_CELL = {"causal_mask": "import time\ntime.sleep(20)\n"
+                            "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf), 1)\n"}
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_check_stopped_leaves_nothing(tmp_path, sig):
+    course = make_class(tmp_path, [], custom={"slow": SLOW_CELL})
+    folder = course / "submitted/slow/ch04_attention"
+    run = TreeRun([sys.executable, "-m", "autograder", "check", str(folder)])
+    run.wait_until(lambda: len(run.processes()) >= 3)           # check, its fork server, a sandboxed worker
+    run.signal(sig, group=sig == signal.SIGINT)
+    status, output = run.end(within=5)
+    assert status == (-sig if sig == signal.SIGKILL else 128 + sig), output
+    if sig != signal.SIGKILL:
+        assert f"stopped by {signal.Signals(sig).name}" in output and "Traceback" not in output

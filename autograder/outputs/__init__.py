@@ -5,11 +5,9 @@ from pathlib import Path
 
 from ..inert import shown
 from ..records import OutputError
-from .csvout import write_grades_csv
-from .feedback import write_feedback
-from .gradebook import GradebookWriter
-from .gradescope import write_results_json
-from .report import write_report
+
+# The writers are imported when used: the gradebook writer process (``python -m
+# autograder.outputs.gradebook_writer``) loads this package and needs none of them.
 
 
 def gradebook_url_for(out: Path, url: str | None = None) -> str:
@@ -17,11 +15,16 @@ def gradebook_url_for(out: Path, url: str | None = None) -> str:
 
 
 def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None, gradebook: GradebookWriter | None = None) -> list[str]:
-    """Write every output; ``gradebook`` is a writer started earlier (one is started if None).
+                  gradebook_url: str | None = None, gradebook=None) -> list[str]:
+    """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (one is started if None).
 
     Returns what could not be written, one line each: one student's failed page never stops the others'.
     """
+    from .csvout import write_grades_csv
+    from .feedback import write_feedback
+    from .gradebook import GradebookWriter
+    from .gradescope import write_results_json
+    from .report import write_report
     records = sorted(records, key=lambda r: r["student_id"])
     gradebook = gradebook or GradebookWriter(gradebook_url_for(out, gradebook_url), course, assignment)
     errors = [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records),) if e]

@@ -8,26 +8,39 @@ reads the scores from its stdin. Each graded cell gets the rubric's points as
 its auto score; a submission that needs review is marked for manual grading
 instead of being left at 0.
 
-The writer process itself is ``autograder.gradebook_process``.
+The writer process itself is ``autograder.outputs.gradebook_writer``. It dies
+with the process that started it, holds the run's output-folder lock (when
+given one) and gets no other descriptor of the grader's.
 """
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from ..nbgrader_cli import tool_env
 from ..records import OutputError
+from .runlock import RunLock
 
 
 class GradebookWriter:
     """The writer process; ``finish(records)`` sends the scores and waits for it."""
 
-    def __init__(self, db_url: str, course: Path, assignment: str):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder.gradebook_process", db_url, str(course), assignment],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=tool_env(), text=True)
+    def __init__(self, db_url: str, course: Path, assignment: str, lock: RunLock | None = None):
+        args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", db_url, str(course), assignment,
+                "--parent", str(os.getpid())]
+        if lock is not None and lock.fd is not None:
+            args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     pass_fds=[lock.fd] if lock is not None and lock.fd is not None else (),
+                                     env=tool_env(), text=True)
+
+    def fds(self) -> list[int]:
+        """The grader's ends of the writer's pipes: a process forked later must close them, or the
+        writer never sees the end of its input."""
+        return [f.fileno() for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if f and not f.closed]
 
     def finish(self, records: list[dict]) -> None:
         scores = [{"student": r["student_id"], "review": bool(r["needs_review"]),

@@ -1,15 +1,27 @@
 """The gradebook writer process (see ``autograder.outputs.gradebook``): nbgrader's API, nothing else.
 
-    python -m autograder.gradebook_process DB_URL COURSE ASSIGNMENT < scores.json
+    python -m autograder.outputs.gradebook_writer DB_URL COURSE ASSIGNMENT \
+        [--parent PID --lock-fd FD --lock PATH] < scores.json
+
+With ``--parent`` it dies with the grading run that started it. With
+``--lock-fd`` it holds the run's output-folder lock (see ``runlock``) and
+writes only while that lock file is still the folder's: an orphan never
+writes after a newer run started.
 """
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
 import warnings
 from pathlib import Path
 
-from .seeds import COURSE_ID
+from ..lifecycle import die_with_parent, ignore_terminal_interrupt
+from ..seeds import COURSE_ID
+from .runlock import belongs_to_run
+
+GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
 
 
 def _source_cells(course: Path, assignment: str):
@@ -76,23 +88,71 @@ def stamp_new_sqlite(db_url: str) -> None:
         db.execute("INSERT INTO alembic_version (version_num) VALUES (?);", (head,))
 
 
+class RunCheck:
+    """Does this writer still belong to the live run that started it?"""
+
+    def __init__(self, parent: int | None, lock_fd: int | None, lock: str | None):
+        self.parent, self.lock_fd, self.lock = parent, lock_fd, lock
+
+    def ours(self) -> bool:
+        if self.parent and os.getppid() != self.parent:
+            return False
+        return self.lock_fd is None or belongs_to_run(self.lock_fd, Path(self.lock))
+
+
+def _parse(argv) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m autograder.outputs.gradebook_writer")
+    for name in ("db_url", "course", "assignment"):
+        parser.add_argument(name)
+    parser.add_argument("--parent", type=int, default=None, help="die with this process (the run's)")
+    parser.add_argument("--lock-fd", type=int, default=None, help="inherited descriptor of the run's lock")
+    parser.add_argument("--lock", default=None, help="path of the run's lock file")
+    return parser.parse_args(argv)
+
+
+def _gone(what: str) -> int:
+    print(f"the grading run that started this gradebook writer is over ({what}); nothing written",
+          file=sys.stderr)
+    return GONE
+
+
 def main(argv=None) -> int:
-    db_url, course, assignment = (argv or sys.argv[1:])[:3]
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    if args.parent:
+        die_with_parent(args.parent)
+    ignore_terminal_interrupt()
+    run = RunCheck(args.parent, args.lock_fd, args.lock)
+    if not run.ours():
+        return _gone("before start")
     warnings.filterwarnings("ignore", message=".*not in session.*")     # nbgrader's own add_submission
     # jsonschema (via nbformat) builds an IRI grammar at import when rfc3987-syntax is installed:
     # a second of start-up for a format check this process never uses. Mark it absent.
     sys.modules.setdefault("rfc3987_syntax", None)
-    from nbgrader.api import Gradebook, MissingEntry
-    stamp_new_sqlite(db_url)
-    with Gradebook(db_url, COURSE_ID) as gb:
-        try:
-            started = bool(gb.find_assignment(assignment).submissions)
-        except MissingEntry:
-            started = False
-        if not started:                  # idempotent: completes a structure a killed run left half done
-            record_assignment(gb, Path(course), assignment)
-        write_scores(gb, assignment, json.loads(sys.stdin.read()))
+    from nbgrader.api import Gradebook
+    stamp_new_sqlite(args.db_url)
+    with Gradebook(args.db_url, COURSE_ID) as gb:
+        if not run.ours():
+            return _gone("while loading nbgrader")
+        _record_structure(gb, Path(args.course), args.assignment)
+        raw = sys.stdin.read()
+        if not raw.strip():
+            return _gone("it sent no scores")
+        scores = json.loads(raw)
+        if not run.ours():
+            return _gone("before the scores were written")
+        write_scores(gb, args.assignment, scores)
     return 0
+
+
+def _record_structure(gb, course: Path, assignment: str) -> None:
+    """Idempotent: completes a structure a killed run left half done."""
+    from nbgrader.api import MissingEntry
+    try:
+        started = bool(gb.find_assignment(assignment).submissions)
+    except MissingEntry:
+        started = False
+    if not started:
+        record_assignment(gb, course, assignment)
 
 
 if __name__ == "__main__":
