@@ -43,15 +43,30 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def describe(pids: list[int]) -> str:
-    lines = []
-    for pid in pids:
+def open_files(pid: int) -> set[str]:
+    """What the descriptors of ``pid`` point at ('pipe:[123]', paths, ...)."""
+    found = set()
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return found
+    for name in names:
         try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            found.add(os.readlink(f"/proc/{pid}/fd/{name}"))
         except OSError:
-            cmd = "?"
-        lines.append(f"{pid}: {cmd[:200]}")
-    return "\n".join(lines)
+            pass
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"
+
+
+def describe(pids: list[int]) -> str:
+    return "\n".join(f"{pid}: {cmdline(pid)[:200]}" for pid in pids)
 
 
 class TreeRun:

@@ -1,0 +1,162 @@
+"""The pieces that make a run end cleanly: the output-folder lock, the writer's run check,
+parent-death, and stop signals held while a record is written. (Whole runs killed at each
+stage: tests/test_faults.py.)"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.batch import grade_batch
+from autograder.lifecycle import Stop, critical, stop_on_signals
+from autograder.outputs.gradebook_writer import GONE
+from autograder.outputs.runlock import LOCK_NAME, RunLock, RunLocked
+from batch_helpers import make_class
+from conftest import ROOT
+
+HOLD_LOCK = ("import sys, time\nfrom autograder.outputs.runlock import RunLock\n"
+             "RunLock(sys.argv[1]).acquire()\nprint('held', flush=True)\ntime.sleep(60)\n")
+
+
+def _holder(out):
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_second_run_on_the_same_folder_is_refused_with_the_holder(tmp_path):
+    course = make_class(tmp_path, ["correct-1"])
+    holder = _holder(tmp_path / "out")
+    try:
+        with pytest.raises(RunLocked, match=rf"another grading run \(pid {holder.pid}, started at .+\) is writing "
+                                            rf"to {tmp_path / 'out'}/; wait for it or stop it"):
+            grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False)
+        cli = subprocess.run([sys.executable, "-m", "autograder", "grade", "--course", str(course),
+                              "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+        assert cli.returncode == 1 and f"another grading run (pid {holder.pid}" in cli.stderr
+        assert not (tmp_path / "out" / "records").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_killed_run_leaves_no_stale_lock(tmp_path):
+    holder = _holder(tmp_path)
+    holder.kill()
+    holder.wait()
+    with RunLock(tmp_path) as lock:
+        assert lock.fd is not None
+
+
+def _writer(tmp_path, lock: RunLock, **kwargs):
+    db = tmp_path / "gradebook.db"
+    args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", f"sqlite:///{db}", str(ROOT),
+            "ch04_attention", "--parent", str(os.getpid()), "--lock-fd", str(lock.fd), "--lock", str(lock.path)]
+    return subprocess.run(args, pass_fds=[lock.fd], capture_output=True, text=True, timeout=120, **kwargs), db
+
+
+def test_the_writer_never_writes_beside_a_newer_run(tmp_path):
+    with RunLock(tmp_path) as lock:
+        os.unlink(tmp_path / LOCK_NAME)             # the folder was cleared and a newer run took it
+        with RunLock(tmp_path):
+            proc, db = _writer(tmp_path, lock, input="[]")
+    assert proc.returncode == GONE and "nothing written" in proc.stderr
+    assert not db.exists()
+
+
+def test_the_writer_writes_nothing_when_the_run_sends_no_scores(tmp_path):
+    with RunLock(tmp_path) as lock:
+        proc, db = _writer(tmp_path, lock, input="")
+    assert proc.returncode == GONE and "sent no scores" in proc.stderr
+
+
+def test_the_writer_writes_for_its_live_run(tmp_path):
+    with RunLock(tmp_path) as lock:
+        proc, db = _writer(tmp_path, lock, input="[]")
+    assert proc.returncode == 0, proc.stderr
+    assert db.stat().st_size > 0
+
+
+ORPHAN = """
+import os, sys, time
+from autograder.lifecycle import die_with_parent
+parent = os.getpid()
+if os.fork() == 0:
+    die_with_parent(parent)
+    time.sleep(60)
+    os._exit(0)
+print(os.getpid(), flush=True)
+time.sleep(60)
+"""
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return "gone"
+    return stat[stat.rindex(")") + 2:].split()[0]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = open(f"/proc/{entry}/stat").read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[1]) == pid and fields[0] not in "ZX":
+            found.append(int(entry))
+    return found
+
+
+def _wait_for(condition, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return condition()
+
+
+def test_a_child_dies_with_its_parent():
+    proc = subprocess.Popen([sys.executable, "-c", ORPHAN], stdout=subprocess.PIPE, text=True)
+    parent = int(proc.stdout.readline())
+    assert _wait_for(lambda: _children(parent), 10)
+    (child,) = _children(parent)
+    proc.kill()
+    proc.wait()
+    assert _wait_for(lambda: _state(child) in ("Z", "X", "gone"), 5)
+
+
+def test_a_child_whose_parent_already_died_exits():
+    code = ("import os\nfrom autograder.lifecycle import die_with_parent\n"
+            "die_with_parent(os.getppid() + 1000000)\nprint('survived')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "survived" not in proc.stdout
+
+
+def test_a_stop_signal_waits_for_the_record_being_written():
+    written = []
+    with pytest.raises(Stop) as stop:
+        with stop_on_signals():
+            with critical():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)                     # the handler has run by now, and held the signal
+                written.append("record")
+    assert written == ["record"] and stop.value.exit_code == 143
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_stop_signal_raises_once():
+    raised = 0
+    with stop_on_signals():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        except Stop:
+            raised += 1
+        os.kill(os.getpid(), signal.SIGINT)        # while the run cleans up: ignored
+        time.sleep(0.05)
+    assert raised == 1
