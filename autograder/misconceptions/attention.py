@@ -34,6 +34,9 @@ ATTENTION = [   # id, knobs, advice
      "the scores are scaled with the width of V; use d_k, the width of Q and K."),
     ("softmax-wrong-axis", {"axis": 0},
      "the softmax normalises each column; take it over the keys (axis=-1) so each row sums to 1."),
+    ("softmax-global-sum", {"axis": None},
+     "the softmax divides by the sum over the whole score matrix; divide each row by its own sum "
+     "(axis=-1, keepdims=True)."),
     ("no-max-subtraction", {"stable": False},
      "exp() overflows on large scores; subtract each row's maximum before exponentiating."),
     ("weights-transposed", {"ret": "transposed"},

@@ -47,6 +47,8 @@ CAUSAL = [   # id, knobs, advice; mask-after-softmax and diagonal-masked have tw
      "the scores are not scaled: divide Q K^T by sqrt(d_k) before masking and the softmax."),
     ("scale-by-dk", {"scale": "dk"}, "the scores are divided by d_k; divide by sqrt(d_k) instead."),
     ("softmax-wrong-axis", {"axis": 0}, "the softmax normalises each column; take it over the keys (axis=-1)."),
+    ("softmax-global-sum", {"axis": None},
+     "the softmax divides by the sum over the whole score matrix; divide each row by its own sum."),
 ]
 
 ENTRIES = [
