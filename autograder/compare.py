@@ -33,10 +33,3 @@ def same_values(got, expected) -> bool:
     if got.shape != expected.shape:
         return False
     return bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
-
-
-def worst_row_sum(weights: np.ndarray) -> tuple[int, float]:
-    """(row index, sum) of the row whose sum is furthest from 1."""
-    sums = weights.reshape(-1, weights.shape[-1]).sum(axis=-1)
-    i = int(np.nanargmax(np.abs(sums - 1))) if np.isfinite(sums).any() else 0
-    return i, float(sums[i])

@@ -131,3 +131,12 @@ def test_uncatalogued_mistake_gets_a_stage_in_the_record():
     check = failed["ex4_cross", "matches_engine"]
     assert check["diagnosis"] is None and check["stage"] == "scale"
     assert "1/sqrt(d_k)" in check["message"]
+
+
+def test_a_nan_in_the_mask_is_called_nan():
+    def nan_mask(n):
+        m = np.triu(np.full((n, n), -np.inf), 1)
+        m[0, -1] = np.nan
+        return m
+    message = _failed(causal_mask=nan_mask)["ex2_mask", "values"]["message"]
+    assert "is NaN;" in message

@@ -36,11 +36,12 @@ def values(student, rng):
         if np.all(m[~above] == 0) and np.all(m[above] <= HIDDEN_AT_MOST):
             continue
         bad = _first_bad(m, above)
-        return mismatch("causal_mask", (n,), m, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {m[bad]:g}; "
+        value = "NaN" if np.isnan(m[bad]) else f"{m[bad]:g}"
+        return mismatch("causal_mask", (n,), m, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
                         "entries on and below the diagonal should be 0 and entries above it -inf.")
     return ok()
 
 
 def _first_bad(m, above):
-    wrong = np.where(above, m > HIDDEN_AT_MOST, m != 0)
+    wrong = np.where(above, ~(m <= HIDDEN_AT_MOST), m != 0)      # NaN is wrong on both sides
     return tuple(int(v) for v in np.argwhere(wrong)[0])
