@@ -49,19 +49,19 @@ def _stopped(args, stop) -> str:
     import shlex
     from pathlib import Path
 
-    from .batch import count_complete
-    course = Path(args.course).resolve()
-    out = Path(args.out).resolve() if args.out else course / "grading"
-    done, total = count_complete(course, args.assignment, out, args.student or None)
-    command = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out)]
-    command += ["--assignment", args.assignment] if args.assignment != ASSIGNMENT_ID else []
-    command += ["--workers", str(args.workers)] if args.workers else []
-    command += ["--scheduler", args.scheduler] if args.scheduler else []
+    from .batch import BatchStopped
+    if not isinstance(stop, BatchStopped):
+        return f"stopped by {stop.name} before grading started"
+    command = [sys.executable, "-m", "autograder", "grade", "--course", str(Path(args.course).resolve()),
+               "--out", str(stop.out)]
+    for flag, value in (("--assignment", args.assignment), ("--workers", args.workers),
+                        ("--scheduler", args.scheduler)):
+        command += [flag, str(value)] if value else []
     command += ["--student", *args.student] if args.student else []
-    left = (f"the other {total - done} were not graded" if done < total
+    left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
             else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
-    return (f"stopped by {stop.name}: {done} of {total} submissions graded, their records kept in "
-            f"{out / 'records'}; {left}.\nTo finish, run:\n  {shlex.join([*command, '--resume'])}")
+    return (f"stopped by {stop.name}: {stop.done} of {stop.total} submissions graded (records in "
+            f"{stop.out / 'records'}); {left}.\nTo finish, run:\n  {shlex.join([*command, '--resume'])}")
 
 
 def _release(args) -> int:

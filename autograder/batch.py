@@ -14,11 +14,12 @@ import functools
 import os
 import threading
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .intake import course_notebooks
-from .lifecycle import critical
+from .lifecycle import Stop, critical
 from .outputs.runlock import RunLock
 from .progress import Progress
 from .inert import shown
@@ -102,13 +103,12 @@ def discover(course: Path, assignment: str, only: list[str] | None = None) -> li
     return found
 
 
-def count_complete(course: Path, assignment: str, out: Path, students=None) -> tuple[int, int]:
-    """(complete records, submissions) of a class in ``out``."""
-    try:
-        everyone = discover(Path(course), assignment, students)
-    except ValueError:
-        return 0, 0
-    return sum(read_record(out, s, assignment) is not None for s in everyone), len(everyone)
+class BatchStopped(Stop):
+    """A signal stopped the batch: ``done`` of ``total`` records are complete in ``out``."""
+
+    def __init__(self, signum: int, *, out: Path, done: int, total: int):
+        super().__init__(signum)
+        self.out, self.done, self.total = out, done, total
 
 
 def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, workers: int | None = None,
@@ -118,7 +118,7 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
-    with RunLock(out) as lock:
+    with _counting_on_stop(out, everyone, assignment), RunLock(out) as lock:
         todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
         bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
@@ -139,6 +139,16 @@ def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, worker
                 gradebook.abandon()
             raise
     return result
+
+
+@contextmanager
+def _counting_on_stop(out: Path, everyone: list[str], assignment: str):
+    """A stop signal leaves the block as ``BatchStopped``, which says how far the batch got."""
+    try:
+        yield
+    except Stop as stop:
+        done = sum(read_record(out, s, assignment) is not None for s in everyone)
+        raise BatchStopped(stop.signum, out=out, done=done, total=len(everyone)) from None
 
 
 def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None, lock: RunLock):
