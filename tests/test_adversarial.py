@@ -2,7 +2,11 @@
 import hashlib
 import importlib
 import pkgutil
+import shutil
+import ctypes
+import os
 import socket
+import tempfile
 import threading
 from pathlib import Path
 
@@ -24,6 +28,58 @@ LIMITS = {"cell_seconds": 3.0, "call_seconds": 3.0, "total_seconds": 60.0}
 
 def _load(name):
     return importlib.import_module(f"adversarial.{name}")
+
+
+SHM_KEY = 0x41475631
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _HostServices:
+    """What the probes for host objects try to reach: a named and an abstract Unix socket
+    listener, and a System V shared memory segment."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="agadv-", dir="/run" if os.access("/run", os.W_OK) else None)
+        self.path, self.abstract = os.path.join(self.folder, "host.sock"), f"agadv-{os.getpid()}"
+        self.listeners = []
+        for address in (self.path, "\0" + self.abstract):
+            for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+                sock = socket.socket(socket.AF_UNIX, kind)
+                sock.bind(address if kind == socket.SOCK_STREAM else address + ".dgram")
+                if kind == socket.SOCK_STREAM:
+                    sock.listen(8)
+                sock.setblocking(False)
+                self.listeners.append(sock)
+        os.chmod(self.folder, 0o755)                             # only the sandbox may stop the probes
+        os.chmod(self.path, 0o777)
+        self.shm = _libc.shmget(SHM_KEY, 4096, 0o1666)        # IPC_CREAT | 0666
+
+    def substitute(self, code: str) -> str:
+        return code.replace("UNIX_PATH", repr(self.path)).replace("ABSTRACT_NAME", repr(self.abstract)) \
+            .replace("SHM_KEY", str(SHM_KEY))
+
+    def contacts(self) -> list:
+        found = []
+        for sock in self.listeners:
+            try:
+                found.append(sock.accept() if sock.type == socket.SOCK_STREAM else sock.recv(16))
+            except OSError:
+                pass
+        return found
+
+    def close(self) -> None:
+        for sock in self.listeners:
+            sock.close()
+        if self.shm >= 0:
+            _libc.shmctl(self.shm, 0, None)                     # IPC_RMID
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _sysv_segments() -> list[str]:
+    try:
+        return sorted(Path("/proc/sysvipc/shm").read_text().splitlines()[1:])
+    except OSError:
+        return []
 
 
 class _Loopback:
@@ -55,7 +111,7 @@ class _Loopback:
                     pass
 
 
-def _lay_out(course: Path, net: _Loopback) -> None:
+def _lay_out(course: Path, net: _Loopback, host: _HostServices) -> None:
     release, source = course / "release/ch04_attention", course / "source/ch04_attention"
     subs = course / "submitted"
     write_submission(release, source, subs / "honest-wrong/ch04_attention", {"causal_mask": WRONG_MASK})
@@ -64,7 +120,7 @@ def _lay_out(course: Path, net: _Loopback) -> None:
         mod, folder = _load(name), subs / _student(name) / "ch04_attention"
         code = getattr(mod, "CODE", "").replace("COURSE", repr(str(course)))
         code = code.replace("TCP_PORT", str(net.tcp.getsockname()[1]))
-        code = code.replace("UDP_PORT", str(net.udp.getsockname()[1]))
+        code = host.substitute(code.replace("UDP_PORT", str(net.udp.getsockname()[1])))
         overrides, extra = {}, {}
         if mod.KIND == "probe":
             overrides = {"causal_mask": probe(code)}
@@ -93,12 +149,17 @@ def corpus(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("adversarial")
     course = make_class(tmp, students=[])
     run_nbgrader(["generate_assignment", "--force", "--log-level=WARN"], course, "generate_assignment")
-    net = _Loopback()
-    _lay_out(course, net)
+    net, host = _Loopback(), _HostServices()
+    _lay_out(course, net, host)
     guarded = {p: _digest(p) for p in (course / "nbgrader_config.py", course / "gradebook.db")}
-    result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False)
-    net.stop.set()
-    return {r["student_id"]: r for r in result.records}, net, guarded, tmp / "out"
+    segments = _sysv_segments()
+    try:
+        result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False)
+        net.stop.set()
+        host_effects = {"contacts": host.contacts(), "new segments": sorted(set(_sysv_segments()) - set(segments))}
+    finally:
+        host.close()
+    return {r["student_id"]: r for r in result.records}, net, guarded, tmp / "out", host_effects
 
 
 def test_corpus_is_large_and_covers_every_kind():
@@ -109,7 +170,7 @@ def test_corpus_is_large_and_covers_every_kind():
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_attack_outcome(corpus, name):
-    records, _, _, out = corpus
+    records, _, _, out, _ = corpus
     mod, record = _load(name), records[_student(name)]
     wrong, right = records["honest-wrong"]["total"], records["honest-right"]["total"]
     assert right == record["max_total"] == 28 and wrong < right
@@ -126,8 +187,9 @@ def test_attack_outcome(corpus, name):
 
 
 def test_nothing_escaped_or_survived(corpus):
-    _, net, guarded, _ = corpus
+    _, net, guarded, _, host_effects = corpus
     assert net.contacts == []
+    assert host_effects == {"contacts": [], "new segments": []}
     assert all(_digest(p) == d for p, d in guarded.items())
     assert not list(Path("/tmp").glob("adversarial-*"))
     assert marker_processes("agadvdaemon") == []

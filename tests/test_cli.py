@@ -30,7 +30,9 @@ def test_check_prints_a_table_and_json(tmp_path):
 
 def test_doctor_lists_every_layer():
     out = _run("doctor").stdout
-    for layer in ("landlock", "network namespace", "cgroup pids and memory", "rlimits", "scrubbed environment"):
+    for layer in ("landlock", "network namespace", "cgroup pids and memory", "rlimits", "scrubbed environment",
+                  "seccomp", "IPC namespace", "mount namespace", "PID namespace", "private /tmp and /dev/shm",
+                  "unprivileged uid"):
         assert layer in out
 
 

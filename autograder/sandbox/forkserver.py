@@ -18,7 +18,7 @@ import socket
 import sys
 from pathlib import Path
 
-from . import cgroups, layers
+from . import cgroups, layers, seccomp
 from .limits import Limits
 
 
@@ -30,6 +30,7 @@ def main(argv=None) -> int:
         from .worker import make_shell, warm_imports
         warm_imports()
         layers.read_paths()                                  # computed once, inherited by every worker
+        seccomp.prepare()                                    # built once, loaded by every worker
         shell = make_shell()
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
         for sig in (signal.SIGTERM, signal.SIGHUP):         # so that the reaper below still runs
@@ -98,10 +99,6 @@ def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell) -> No
     token = request["token"]
     workdir = root / token
     workdir.mkdir(mode=0o700)
-    is_root = os.geteuid() == 0
-    if is_root and layers.python_world_readable():
-        uid = layers.sandbox_uid(os.getpid())
-        os.chown(workdir, uid, uid)
     dirs = cgroups.create(token, limits.processes, limits.memory_bytes) if cgroups.available() else []
     _redirect_std(output_fd)
     os.closerange(3, sock_fd)

@@ -1,9 +1,10 @@
 """Isolation layers applied in a freshly forked worker, each detected at run time.
 
-Order matters and is enforced by ``apply_all``: new session, cgroup (as root),
-network namespace (as root), environment, working directory, rlimits,
-Landlock, then dropping root for a uid of the worker's own. A layer the
-machine lacks is reported as missing and the others still apply.
+Order matters and is enforced by ``apply_all``: new session, cgroup (as root), network, IPC,
+mount and PID namespaces (as root), a private size-capped /tmp and /dev/shm, Python made
+reachable for an unprivileged uid, environment, working directory, rlimits, Landlock, dropping
+root for a uid of the worker's own, then the seccomp filter. A layer the machine lacks is
+reported as missing and the others still apply.
 """
 from __future__ import annotations
 
@@ -17,10 +18,9 @@ import struct
 import sys
 from pathlib import Path
 
-from . import cgroups, landlock
+from . import cgroups, landlock, namespaces, seccomp
 from .limits import Limits
 
-CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
 UID_BASE = 1_000_000                # sandbox uids: UID_BASE + worker pid, unique among live workers
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
@@ -32,19 +32,23 @@ def detect() -> dict[str, str]:
     """Layer name -> 'available' or the reason it is missing (what `doctor` prints)."""
     root = os.geteuid() == 0
     abi = landlock.abi_version()
+    unshare = "available" if root and hasattr(_libc, "unshare") else "missing: needs root (CAP_SYS_ADMIN)"
     return {
         "session and process group": "available",
         "wall-clock limits (cell, call, submission)": "available",
         "rlimits (CPU, address space, file size, open files, processes)": "available",
-        "rlimits locked (root dropped)": ("available (sandbox uid)" if python_world_readable() else
-                                          "available (capabilities dropped)") if root else
+        "rlimits locked (root dropped)": ("available (sandbox uid)" if python_world_readable() or unshare ==
+                                          "available" else "available (capabilities dropped)") if root else
             "missing: not root, so limits stay raisable up to their hard value",
         "BLAS threads pinned to 1": "available",
         "fresh working directory": "available",
         "scrubbed environment": "available",
         "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
-        "network namespace": "available" if root and hasattr(_libc, "unshare") else
-            "missing: needs root (CAP_SYS_ADMIN)",
+        "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)": seccomp.available() or "available",
+        **{name: unshare for name in namespaces.NAMESPACES},
+        "private /tmp and /dev/shm (size-capped tmpfs)": unshare,
+        "unprivileged uid (Python bound read-only where its folder is private)": unshare if root else
+            "missing: not root",
         "cgroup pids and memory": f"available ({cgroups.available()})" if cgroups.available() else
             "missing: needs root and writable pids+memory controllers (without it a process that "
             "leaves its session with setsid can outlive the worker)",
@@ -60,24 +64,32 @@ def sandbox_env(workdir: str) -> dict[str, str]:
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": workdir, "PYTHONDONTWRITEBYTECODE": "1", **thread_env()}
 
 
+SYSTEM_READ = ("/lib", "/lib32", "/lib64", "/libx32", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
+               "/usr/local/lib", "/usr/local/lib64", "/usr/share/zoneinfo", "/usr/share/fonts",
+               "/usr/share/matplotlib", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/dev/null",
+               "/dev/urandom", "/dev/zero", "/proc/self")
+
+
 @functools.lru_cache(maxsize=1)
 def read_paths() -> tuple[str, ...]:
-    """What student code may read: the Python installation, system libraries, fonts, /dev basics.
+    """What student code may read: Python's library folders, system libraries, fonts, /dev basics.
 
-    Never this project's source: a site-packages folder holding one of HIDDEN_PACKAGES (a
-    non-editable install) is listed entry by entry without them. Computed once per fork server.
+    Not all of /usr (nbgrader's exchange may live in /usr/local/share), and never this project's
+    source: a site-packages folder holding one of HIDDEN_PACKAGES (a non-editable install) is
+    listed entry by entry without them. Computed once per fork server.
     """
-    paths = {"/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/dev/null",
-             "/dev/urandom", "/dev/zero", "/proc/self"}
+    paths = {p for p in SYSTEM_READ if os.path.exists(p)}
     prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     site = {p for p in sys.path if p and os.path.isdir(p) and p.rstrip("/").endswith("-packages")}
     site |= {p for pre in prefixes for p in glob.glob(os.path.join(pre, "lib*", "python*", "*-packages"))
              if not os.path.islink(p)}
     hidden_sites = {d for d in site if any(_is_hidden(n) for n in os.listdir(d))}
-    for prefix in prefixes:
-        paths |= _children(prefix, skip=hidden_sites)
+    libs = {p for pre in prefixes for p in glob.glob(os.path.join(pre, "lib*")) if os.path.isdir(p)}
+    for lib in libs:
+        paths |= _children(lib, skip=hidden_sites)
+    paths |= {p for pre in prefixes for p in [os.path.join(pre, "pyvenv.cfg")] if os.path.isfile(p)}
     for d in site:
-        inside = any(d.startswith(pre.rstrip(os.sep) + os.sep) for pre in prefixes)
+        inside = any(d.startswith(lib.rstrip(os.sep) + os.sep) for lib in libs)
         if d in hidden_sites:
             paths |= _children(d, skip=set(), hide=True)
         elif not inside:
@@ -109,23 +121,51 @@ def _children(directory: str, skip: set, hide: bool = False) -> set[str]:
     return out
 
 
-def apply_all(workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str, str]:
+def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str, str]:
     """Apply every available layer to this (child) process; returns layer -> status."""
     status = {"session": _new_session()}
+    uid = sandbox_uid(os.getpid())                   # the pid the grader knows, before a PID namespace
     root = os.geteuid() == 0
     if cgroup_dirs:
         cgroups.join(cgroup_dirs)
         status["cgroup"] = "applied"
-    status["network namespace"] = _new_netns() if root else "missing: not root"
+    status.update(namespaces.enter() if root else {n: "missing: not root" for n in namespaces.NAMESPACES})
+    mounts = status.get("mount namespace") == "applied"
+    if mounts:
+        status["python for any uid"] = _reveal_python()
+    own_uid = root and python_world_readable()
+    workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
+    if own_uid and not mounts:
+        os.chown(workdir, uid, uid)
     os.environ.clear()
     os.environ.update(sandbox_env(workdir))
     os.chdir(workdir)
     status["rlimits"] = _rlimits(limits)
-    status["landlock"] = _landlock(workdir)
-    status["uid"] = _drop_root(workdir) if root else "missing: not root"
+    status["landlock"] = _landlock([workdir, "/dev/shm"] if workdir != host_workdir else [workdir])
+    status["uid"] = _drop_root(uid, own_uid) if root else "missing: not root"
+    status["seccomp"] = seccomp.load()
     if hasattr(_libc, "prctl"):                                   # Linux: die with the fork server
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     return status
+
+
+def _reveal_python() -> str:
+    try:
+        covered = namespaces.reveal(read_paths())
+    except OSError as exc:
+        return f"missing: {exc}"
+    return f"applied ({', '.join(covered)} covered)" if covered else "applied (nothing to cover)"
+
+
+def _workdir(status: dict, host_workdir: str, limits: Limits, uid: int | None) -> str:
+    """The private size-capped tmpfs, or the host folder where it cannot be mounted."""
+    try:
+        workdir = namespaces.private_tmp(limits.disk_bytes, uid, keep=read_paths())
+    except OSError as exc:
+        status["private /tmp"] = f"missing: {exc}"
+        return host_workdir
+    status["private /tmp"] = f"applied ({limits.disk_bytes >> 20} MiB tmpfs, also /dev/shm)"
+    return workdir
 
 
 def _new_session() -> str:
@@ -133,14 +173,6 @@ def _new_session() -> str:
         os.setsid()
     except OSError:
         pass
-    return "applied"
-
-
-def _new_netns() -> str:
-    if not hasattr(_libc, "unshare"):
-        return "missing: no unshare() on this system"
-    if _libc.unshare(CLONE_NEWNET) != 0:
-        return f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
     return "applied"
 
 
@@ -167,18 +199,17 @@ def _current_vm_bytes() -> int:
     return 1 << 30
 
 
-def _landlock(workdir: str) -> str:
+def _landlock(write_paths: list[str]) -> str:
     if not landlock.abi_version():
         return "missing: kernel without Landlock"
-    info = landlock.restrict(read_paths(), [workdir])
+    info = landlock.restrict(read_paths(), write_paths)
     return f"applied (ABI {info['abi']})"
 
 
-def _drop_root(workdir: str) -> str:
-    """Become a uid of our own; where Python lives in a private directory (e.g. under /root), stay
-    uid 0 but drop every capability, so limits cannot be raised and nothing is overridden."""
-    if python_world_readable():
-        uid = UID_BASE + os.getpid()
+def _drop_root(uid: int, own_uid: bool) -> str:
+    """Become a uid of our own; where Python stays in a private directory (e.g. under /root, without
+    a mount namespace), stay uid 0 but drop every capability, so limits cannot be raised."""
+    if own_uid:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)

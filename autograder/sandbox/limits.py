@@ -13,6 +13,7 @@ class Limits:
     address_space_extra: int = 3 << 30  # RLIMIT_AS: the fork server's size plus this
     memory_bytes: int = 2 << 30         # cgroup memory limit
     file_bytes: int = 64 << 20          # RLIMIT_FSIZE
+    disk_bytes: int = 256 << 20         # the worker's own tmpfs: working folder, /tmp and /dev/shm
     open_files: int = 256               # RLIMIT_NOFILE
     processes: int = 32                 # RLIMIT_NPROC (per sandbox uid) and cgroup pids.max
     output_bytes: int = 64 << 10        # captured stdout + stderr kept for feedback

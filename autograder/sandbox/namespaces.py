@@ -1,0 +1,133 @@
+"""Namespaces and private mounts for a worker (needs root; each step reports what it did).
+
+``enter`` gives the worker its own network, System V IPC, mount and PID namespaces. In the
+mount namespace ``private_tmp`` mounts one size-capped tmpfs over ``/tmp`` that holds the
+working folder and backs ``/dev/shm``, so nothing the student writes reaches the disk or other
+processes, and one submission cannot fill the disk. ``reveal`` makes folders an unprivileged
+uid could not traverse (Python under ``/root``) reachable: a tmpfs covers the closed folder and
+only the paths Python needs are bound back, read-only. For the PID namespace a small keeper
+process stays outside and waits; the worker is the namespace's init, so when it ends, the
+kernel ends every process the student started.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG = 1
+NAMESPACES = {"network namespace": CLONE_NEWNET, "IPC namespace": CLONE_NEWIPC,
+              "mount namespace": CLONE_NEWNS, "PID namespace": CLONE_NEWPID}
+WORKDIR = "/tmp/work"
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def enter() -> dict[str, str]:
+    """Unshare each namespace in turn (PID last: it forks the keeper); layer -> status."""
+    status = {}
+    for name, flag in NAMESPACES.items():
+        if not hasattr(_libc, "unshare"):
+            status[name] = "missing: no unshare() on this system"
+        elif _libc.unshare(flag) != 0:
+            status[name] = f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
+        else:
+            status[name] = "applied"
+    if status["PID namespace"] == "applied":
+        _fork_keeper()
+    return status
+
+
+def _fork_keeper() -> None:
+    """The child goes on as the new PID namespace's init; this process waits for it outside, holding
+    nothing (no socket, no output), and exits with it. It dies with the fork server."""
+    pid = os.fork()
+    if pid == 0:
+        return
+    code = 1
+    try:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        os.closerange(0, 1 << 16)
+        code = _wait(pid)
+    finally:
+        os._exit(code)
+
+
+def _wait(pid: int) -> int:
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            return os.waitstatus_to_exitcode(status) & 0xFF
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            return 1
+
+
+def private_tmp(size_bytes: int, uid: int | None, keep=()) -> str:
+    """One tmpfs of ``size_bytes`` over /tmp: the working folder (returned) and /dev/shm's backing.
+    Paths in ``keep`` that lie under /tmp (a virtual environment there, say) are bound back read-only."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    inside = [p for p in keep if p.startswith("/tmp/")]
+    _cover("/tmp", inside, MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={size_bytes},mode=0711")
+    os.mkdir(WORKDIR, 0o700)
+    os.mkdir("/tmp/shm", 0o700)
+    if uid is not None:
+        os.chown(WORKDIR, uid, uid)
+        os.chown("/tmp/shm", uid, uid)
+    if os.path.isdir("/dev/shm"):
+        _mount("/tmp/shm", "/dev/shm", None, MS_BIND)
+    return WORKDIR
+
+
+def reveal(paths) -> list[str]:
+    """Make ``paths`` reachable for any uid: cover each closed ancestor with a tmpfs and bind the
+    paths below it back, read-only. Returns the folders covered."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        closed = _closed_ancestor(path)
+        if closed:
+            groups.setdefault(closed, []).append(path)
+    for closed, inside in groups.items():
+        _cover(closed, inside, MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    return sorted(groups)
+
+
+def _closed_ancestor(path: str) -> str | None:
+    """The highest folder above ``path`` that others may not traverse, if any."""
+    current = "/"
+    for part in path.strip("/").split("/")[:-1]:
+        current = os.path.join(current, part)
+        try:
+            if not os.stat(current).st_mode & 0o001:
+                return current
+        except OSError:
+            return None
+    return None
+
+
+def _cover(folder: str, keep: list[str], flags: int, options: str) -> None:
+    """Mount a fresh tmpfs on ``folder``, then bind each path of ``keep`` (below it) back, read-only."""
+    fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in keep if os.path.exists(path)}
+    try:
+        _mount("tmpfs", folder, "tmpfs", flags, options)
+        for path, fd in fds.items():
+            os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.makedirs(path, mode=0o755, exist_ok=True)
+            else:
+                open(path, "ab").close()
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND | MS_REC)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
+
+def _mount(source, target, fstype, flags, data=None) -> None:
+    args = [None if a is None else a.encode() for a in (source, target, fstype, data)]
+    if _libc.mount(args[0], args[1], args[2], ctypes.c_ulong(flags), args[3]) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {target}: {os.strerror(err)}")

@@ -1,0 +1,92 @@
+"""The isolation layers themselves: what is readable, how each layer degrades, what a worker reports,
+and that the fork server's reaper runs however it is stopped."""
+import os
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox import layers, namespaces, seccomp
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.session import ForkServer, WorkerHandle
+
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the namespaces need root")
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def test_read_paths_cover_python_but_not_all_of_usr():
+    paths = layers.read_paths()
+    assert any(_within(os.path.dirname(os.__file__), p) for p in paths), "the standard library"
+    assert any(_within(os.path.dirname(__import__("numpy").__file__), p) for p in paths), "numpy"
+    for secret in ("/usr/local/share", "/usr/local/share/nbgrader/exchange", "/usr/share/doc", "/usr/bin",
+                   "/etc/passwd", os.path.expanduser("~")):
+        assert not any(_within(secret, p) for p in paths), secret
+
+
+def test_seccomp_missing_degrades_to_a_message(monkeypatch):
+    monkeypatch.setattr(seccomp, "_prepared", None)
+    monkeypatch.setattr(seccomp, "available", lambda: "missing: pyseccomp or libseccomp not installed (test)")
+    assert seccomp.prepare() is None
+    assert seccomp.load().startswith("missing: pyseccomp")
+
+
+def test_closed_ancestor_is_the_highest_folder_others_cannot_enter():
+    base = Path(tempfile.mkdtemp())                     # in the open /tmp, unlike pytest's tmp_path
+    try:
+        base.chmod(0o755)
+        outer = base / "home"
+        inner = outer / "me" / "python" / "lib"
+        inner.mkdir(parents=True)
+        outer.chmod(0o700)
+        assert namespaces._closed_ancestor(str(inner)) == str(outer)
+        outer.chmod(0o755)
+        assert namespaces._closed_ancestor(str(inner)) is None
+    finally:
+        shutil.rmtree(base)
+
+
+@ROOT_ONLY
+def test_a_worker_reports_every_layer_it_applied(server):
+    handle = WorkerHandle(server, Limits())
+    try:
+        reply, _ = handle.request({"op": "run_cell", "source": (
+            "import os\nprint(os.getpid(), os.getuid(), os.getcwd(), sorted(os.listdir('/dev/shm')))")}, 20)
+        out, _ = handle.request({"op": "output"}, 5)
+    finally:
+        handle.cleanup()
+    status = handle.status
+    for layer in ("network namespace", "IPC namespace", "mount namespace", "PID namespace", "private /tmp",
+                  "seccomp"):
+        assert status[layer].startswith("applied"), (layer, status[layer])
+    pid, uid, cwd, shm = out["stdout"].split(" ", 3)
+    assert pid == "1" and int(uid) >= layers.UID_BASE and cwd == namespaces.WORKDIR and shm.strip() == "[]"
+
+
+def test_fork_server_reaper_runs_when_it_is_terminated():
+    server = ForkServer()
+    handle = WorkerHandle(server, Limits())
+    try:
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=30) == 0
+        assert not server.root.exists(), "the reaper removed every worker's folder"
+        deadline = time.monotonic() + 10
+        while _alive(handle.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(handle.pid)
+    finally:
+        handle.cleanup()
+        server.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except OSError:
+        return False
