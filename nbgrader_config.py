@@ -1,9 +1,12 @@
-"""nbgrader configuration for the course (read by nbgrader; plain settings only)."""
+"""nbgrader configuration for the course (read by nbgrader; plain settings only).
+
+No assignment is pinned: name it on the command line (`nbgrader autograde ch04_attention`).
+The grader reads the plain `c.Section.name = value` lines of this file and never runs it.
+"""
 c = get_config()  # noqa: F821  (nbgrader injects get_config)
 
 c.CourseDirectory.course_id = "attention-course"
 c.CourseDirectory.db_url = "sqlite:///gradebook.db"
-c.CourseDirectory.assignment_id = "ch04_attention"
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.submitted_directory = "submitted"

@@ -5,7 +5,6 @@ import argparse
 import sys
 
 from .inert import one_line
-from .seeds import ASSIGNMENT_ID
 
 
 def _demo(args) -> int:
@@ -26,12 +25,14 @@ def _grade(args) -> int:
         with stop_on_signals():
             result = grade_batch(course=args.course, assignment=args.assignment, out=args.out,
                                  workers=args.workers, resume=args.resume, scheduler=args.scheduler,
-                                 students=args.student or None)
+                                 students=args.student or None, gradebook_url=args.gradebook)
     except Stop as stop:
         print(_stopped(args, stop), file=sys.stderr)
         return stop.exit_code
     except (OutputError, ValueError, RuntimeError) as exc:
         return _error(exc)
+    for note in result.notes:
+        print(one_line(f"note: {note}"), file=sys.stderr)
     print(one_line(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
                    f"report: {result.out / 'report.html'}"))
     for line in result.errors:
@@ -54,8 +55,8 @@ def _stopped(args, stop) -> str:
         return f"stopped by {stop.name} before grading started"
     command = [sys.executable, "-m", "autograder", "grade", "--course", str(Path(args.course).resolve()),
                "--out", str(stop.out)]
-    for flag, value in (("--assignment", args.assignment), ("--workers", args.workers),
-                        ("--scheduler", args.scheduler)):
+    for flag, value in (("--assignment", args.assignment), ("--gradebook", args.gradebook),
+                        ("--workers", args.workers), ("--scheduler", args.scheduler)):
         command += [flag, str(value)] if value else []
     command += ["--student", *args.student] if args.student else []
     left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
@@ -82,7 +83,8 @@ def _check(args) -> int:
     from .textreport import check_table
     try:
         with stop_on_signals():
-            record = grade_submission(args.path, course=args.course, student_id=args.student)
+            record = grade_submission(args.path, course=args.course, student_id=args.student,
+                                      assignment=args.assignment)
     except Stop as stop:
         print(f"stopped by {stop.name}: the submission was not graded", file=sys.stderr)
         return stop.exit_code
@@ -129,18 +131,22 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_demo)
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
     grade.add_argument("--course", default=".")
-    grade.add_argument("--assignment", default=ASSIGNMENT_ID)
+    grade.add_argument("--assignment", default=None,
+                       help="the assignment to grade (default: the only one under COURSE/source/)")
     grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
     grade.add_argument("--workers", type=_positive, default=None, help="parallel graders (default: cores)")
     grade.add_argument("--resume", action="store_true", help="skip students whose record is complete")
     grade.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
     grade.add_argument("--student", nargs="*", default=None, help="grade only these students")
+    grade.add_argument("--gradebook", default=None, metavar="URL",
+                       help="write scores to this nbgrader gradebook (default: the course's db_url)")
     grade.set_defaults(func=_grade)
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")
     check.add_argument("--json", action="store_true", help="print the result record as JSON")
     check.add_argument("--course", default=None, help="course folder (default: found above PATH)")
     check.add_argument("--student", default=None, help="student id (default: from the nbgrader layout)")
+    check.add_argument("--assignment", default=None, help="assignment (default: from the nbgrader layout)")
     check.set_defaults(func=_check)
     init = sub.add_parser("init", help="lay out an nbgrader course holding this chapter in DIR")
     init.add_argument("dir")
@@ -152,7 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
     release.add_argument("--course", default=".")
-    release.add_argument("--assignment", default=ASSIGNMENT_ID)
+    release.add_argument("--assignment", default=None,
+                         help="the assignment to release (default: the only one under COURSE/source/)")
     release.add_argument("--execute-source", action="store_true",
                          help="first re-run the source notebooks so their stored outputs are current")
     release.set_defaults(func=_release)

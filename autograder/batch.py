@@ -18,13 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .course import Course, choose_assignment, load_course, resolve_db_url
+from .inert import shown
 from .intake import course_notebooks
 from .lifecycle import Stop, critical
 from .outputs.runlock import RunLock
 from .progress import Progress
-from .inert import shown
 from .records import OutputError, read_record, write_record
-from .seeds import ASSIGNMENT_ID
 
 _SERVER = None
 _SERVER_LOCK = threading.Lock()
@@ -87,6 +87,7 @@ class BatchResult:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)     # outputs that could not be written (one line each)
+    notes: list[str] = field(default_factory=list)
 
 
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
@@ -111,18 +112,22 @@ class BatchStopped(Stop):
         self.out, self.done, self.total = out, done, total
 
 
-def grade_batch(*, course=".", assignment: str = ASSIGNMENT_ID, out=None, workers: int | None = None,
+def grade_batch(*, course=".", assignment: str | None = None, out=None, workers: int | None = None,
                 resume: bool = False, scheduler: str | None = None, students=None, limits: dict | None = None,
                 progress: bool = True, outputs: bool = True, gradebook_url: str | None = None) -> BatchResult:
-    course = Path(course).resolve()
+    """Grade ``course/submitted/*/<assignment>`` (default: the course's only assignment) into ``out``
+    (default ``course/grading``); scores go to the course's gradebook unless ``gradebook_url`` is given."""
+    settings = load_course(course)
+    course, assignment = settings.root, choose_assignment(settings.root, assignment)
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     with _counting_on_stop(out, everyone, assignment), RunLock(out) as lock:
         todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
-        result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo])
+        result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
+                             notes=list(settings.notes))
         bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
-        gradebook = _start_gradebook(out, course, assignment, gradebook_url, lock) if outputs else None
+        gradebook = _start_gradebook(settings, assignment, gradebook_url, lock) if outputs else None
         run = _run_dask if scheduler else _run_local
         try:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
@@ -151,10 +156,10 @@ def _counting_on_stop(out: Path, everyone: list[str], assignment: str):
         raise BatchStopped(stop.signum, out=out, done=done, total=len(everyone)) from None
 
 
-def _start_gradebook(out: Path, course: Path, assignment: str, url: str | None, lock: RunLock):
+def _start_gradebook(course: Course, assignment: str, url: str | None, lock: RunLock):
     """nbgrader loads slowly: its writer starts now and works while the batch is graded."""
     from .outputs.gradebook import GradebookWriter
-    return GradebookWriter(url or f"sqlite:///{out / 'gradebook.db'}", course, assignment, lock)
+    return GradebookWriter(resolve_db_url(url, Path.cwd()) if url else course.db_url, course, assignment, lock)
 
 
 def _finish(out: Path, record: dict, bar: Progress, errors: list[str]) -> None:

@@ -5,10 +5,10 @@ import shutil
 from pathlib import Path
 
 from .batch import grade_batch
+from .course import DEFAULT_ASSIGNMENT
 from .inert import one_line
 from .init import init_course
 from .sample_class import lay_out
-from .seeds import ASSIGNMENT_ID
 
 MARKER = ".attention-course-demo"
 
@@ -17,7 +17,7 @@ class DemoError(ValueError):
     """The demo folder exists and holds something else."""
 
 
-def prepare(workdir: Path, assignment: str = ASSIGNMENT_ID) -> Path:
+def prepare(workdir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Path:
     """A fresh demo course in ``workdir``: the packaged course, as `init` lays it out, plus the sample class."""
     workdir = Path(workdir).resolve()
     _clear_previous(workdir)

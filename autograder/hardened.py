@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .course import find_course, infer_assignment, infer_student, load_course
 from .grading import build_record, run_cell
 from .intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
 from .intake.names import stem_of
@@ -11,34 +12,21 @@ from .rubric import FUNCTIONS, NOTEBOOKS, RUBRIC
 from .sandbox.limits import Limits
 from .sandbox.session import ForkServer
 from .sandboxed_student import SandboxedStudent
-from .seeds import ASSIGNMENT_ID, student_seed
-
-PACKAGE_COURSE = Path(__file__).resolve().parents[1]
-
-
-def find_course(start: Path) -> Path:
-    """The nearest folder above ``start`` holding nbgrader_config.py and source/, else this package's course."""
-    for folder in [start, *start.parents]:
-        if (folder / "nbgrader_config.py").exists() and (folder / "source").is_dir():
-            return folder
-    return PACKAGE_COURSE
-
-
-def infer_student(path: Path, assignment: str = ASSIGNMENT_ID) -> str:
-    folder = path if path.is_dir() else path.parent
-    if folder.name == assignment and folder.parent.name:
-        return folder.parent.name
-    return "anonymous"
+from .seeds import student_seed
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
-                     server: ForkServer | None = None, assignment: str = ASSIGNMENT_ID) -> dict:
-    """The result record for one submission (a folder of notebooks or one notebook)."""
+                     server: ForkServer | None = None, assignment: str | None = None) -> dict:
+    """The result record for one submission (a folder of notebooks or one notebook).
+
+    The course defaults to the one found above ``path``, the assignment and the student to what
+    nbgrader's layout (``submitted/<student>/<assignment>``) says."""
     path = Path(os.path.abspath(path))                       # not resolved: links in a submission are not followed
     if not os.path.lexists(path):
         raise ValueError(f"{path} does not exist: give a submission folder "
-                         f"(submitted/<student>/{assignment}) or one of its notebooks")
+                         f"(submitted/<student>/<assignment>) or one of its notebooks")
     course = Path(course).resolve() if course else find_course(path)
+    assignment = assignment or infer_assignment(path, course)
     student_id = student_id or infer_student(path, assignment)
     intake = intake_submission(path, course, assignment, student_id)
     own_server = server is None
@@ -46,7 +34,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     names = sorted({f for fs in FUNCTIONS.values() for f in fs})
     student = SandboxedStudent(server, intake.cells, names, limits or Limits())
     try:
-        seed = student_seed(student_id)
+        seed = student_seed(student_id, load_course(course).course_id, assignment)
         single = path.name.lower().endswith(".ipynb")
         stem = stem_of(path.name) if single else None
         grade_ids = [g for g in RUBRIC if not single or g in NOTEBOOKS.get(stem, ())]

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .course import find_course, load_course
 from .grading import run_cell
+from .seeds import student_seed
 
 
 def current_student_id() -> str:
@@ -26,12 +28,21 @@ def current_student_id() -> str:
     return os.environ.get("AUTOGRADER_STUDENT_ID", "anonymous")
 
 
+def current_seed(student_id: str) -> int:
+    """The student's seed for the course and assignment being autograded (as the hardened grader
+    derives it); outside ``nbgrader autograde``, the bundled chapter's."""
+    if os.environ.get("NBGRADER_EXECUTION") != "autograde":
+        return student_seed(student_id)
+    cwd = Path.cwd()
+    return student_seed(student_id, load_course(find_course(cwd)).course_id, cwd.name)
+
+
 def grade_cell(grade_id: str, namespace: dict, student_id: str | None = None) -> float:
     student_id = student_id or current_student_id()
     sink = io.StringIO()
     with contextlib.redirect_stderr(sink), warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        results = run_cell(namespace, grade_id, student_id)
+        results = run_cell(namespace, grade_id, student_id, current_seed(student_id))
     for r in results:
         mark = "PASS" if r["passed"] else "FAIL"
         print(f"[{mark}] {r['check']} ({r['points']}/{r['max_points']}): {r['message']}")

@@ -11,23 +11,25 @@ import tempfile
 from pathlib import Path
 
 from .nbgrader_cli import run_nbgrader
-from .seeds import ASSIGNMENT_ID
+from .course import choose_assignment
 
 
-def generate_release(course: Path, dest: Path | None = None, assignment: str = ASSIGNMENT_ID,
+def generate_release(course: Path, dest: Path | None = None, assignment: str | None = None,
                      db_url: str | None = None) -> Path:
-    """Write ``dest`` (default ``course/release/<assignment>``) from ``course/source/<assignment>``.
+    """Write ``dest`` (default ``course/release/<assignment>``) from ``course/source/<assignment>``
+    (default: the course's only assignment).
 
     ``db_url`` names the gradebook nbgrader records the assignment in (default: a throw-away one).
     """
     course = Path(course).resolve()
+    assignment = choose_assignment(course, assignment)
     dest = Path(dest) if dest else course / "release" / assignment
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
         work = Path(tmp)
         shutil.copy(course / "nbgrader_config.py", work / "nbgrader_config.py")
         shutil.copytree(course / "source" / assignment, work / "source" / assignment,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        run_nbgrader(["generate_assignment", "--force", f"--CourseDirectory.assignment_id={assignment}",
+        run_nbgrader(["generate_assignment", assignment, "--force",
                       "--log-level=WARN", f"--CourseDirectory.root={work}",
                       f"--CourseDirectory.db_url={db_url or f'sqlite:///{work}/gradebook.db'}"],
                      work, "generate_assignment")
@@ -37,11 +39,12 @@ def generate_release(course: Path, dest: Path | None = None, assignment: str = A
     return dest
 
 
-def execute_sources(course: Path, assignment: str = ASSIGNMENT_ID) -> list[Path]:
+def execute_sources(course: Path, assignment: str | None = None) -> list[Path]:
     """Re-run every source notebook in place so its stored outputs (the chapter's facts, the
     plots) are current; no timing metadata is kept, so an unchanged run leaves no diff."""
     import nbformat
     from nbclient import NotebookClient
+    assignment = choose_assignment(course, assignment)
     paths = sorted((Path(course) / "source" / assignment).glob("*.ipynb"))
     for path in paths:
         nb = nbformat.read(path, as_version=4)

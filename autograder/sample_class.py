@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 
 from . import resources
+from .course import DEFAULT_ASSIGNMENT
 from .rubric import FUNCTIONS
-from .seeds import ASSIGNMENT_ID
 from .submissions import write_submission
 
 EXERCISE_FUNCTIONS = frozenset(name for names in FUNCTIONS.values() for name in names)
@@ -100,7 +100,7 @@ def students(sources: dict[str, str] | None = None) -> dict[str, dict]:
             **HOSTILE, **{k: {} for k in DAMAGED}}
 
 
-def lay_out(course: Path, assignment: str = ASSIGNMENT_ID) -> list[str]:
+def lay_out(course: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[str]:
     """Write every sample submission under ``course/submitted/<student>/<assignment>/``."""
     release, source = course / "release" / assignment, course / "source" / assignment
     root = course / "submitted"

@@ -64,8 +64,9 @@ def run_size(n: int, tmp: Path) -> dict:
     students = [HONEST[i % len(HONEST)] for i in range(n)]
     nbg = make_course(tmp / f"nbgrader{n}", students)
     ours = {w: make_course(tmp / f"ours{n}-{w}", students) for w in (1, 2)}
-    run_nbgrader(["generate_assignment", "--force", "--log-level=WARN"], nbg, "generate_assignment")
-    t = {"nbgrader": timed(lambda: run_nbgrader(["autograde", "--force", "--log-level=WARN"], nbg, "autograde"))}
+    run_nbgrader(["generate_assignment", "ch04_attention", "--force", "--log-level=WARN"], nbg, "generate_assignment")
+    autograde = ["autograde", "ch04_attention", "--force", "--log-level=WARN"]
+    t = {"nbgrader": timed(lambda: run_nbgrader(autograde, nbg, "autograde"))}
     run_nbgrader(["export", "--log-level=WARN"], nbg, "export")
     for w, course in ours.items():
         cmd = [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--workers", str(w)]

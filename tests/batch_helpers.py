@@ -40,8 +40,18 @@ def records(out: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in sorted((out / "records").glob("*.json"))}
 
 
-def export_gradebook(course: Path, out: Path) -> dict[str, float]:
-    dest = out / "export.csv"
-    run_nbgrader(["export", f"--db=sqlite:///{out / 'gradebook.db'}", f"--to={dest}", "--log-level=WARN"],
+def gradebook_in(out: Path) -> str:
+    """A gradebook URL beside a run's outputs (for tests that grade one course several times)."""
+    return f"sqlite:///{out / 'gradebook.db'}"
+
+
+def export_rows(course: Path, db_url: str | None = None) -> list[dict]:
+    """``nbgrader export`` run in the course: its own gradebook, or ``db_url``."""
+    dest = course / f"export-{abs(hash(db_url))}.csv"
+    run_nbgrader(["export", *([f"--db={db_url}"] if db_url else []), f"--to={dest}", "--log-level=WARN"],
                  course, "export")
-    return {row["student_id"]: float(row["score"]) for row in read_csv(dest)}
+    return read_csv(dest)
+
+
+def export_gradebook(course: Path, db_url: str | None = None) -> dict[str, float]:
+    return {row["student_id"]: float(row["score"]) for row in export_rows(course, db_url)}

@@ -17,7 +17,7 @@ def fixture_overrides(name: str) -> dict[str, str]:
 
 
 def autograde_and_export(course: Path) -> dict[str, float]:
-    run_nbgrader(["autograde", "--force", "--log-level=WARN"], course, "autograde", timeout=900)
+    run_nbgrader(["autograde", "ch04_attention", "--force", "--log-level=WARN"], course, "autograde", timeout=900)
     run_nbgrader(["export", "--log-level=WARN"], course, "export")
     with open(course / "grades.csv") as f:
         return {row["student_id"]: float(row["score"]) for row in csv.DictReader(f)}

@@ -17,7 +17,7 @@ from autograder.batch import grade_batch
 from autograder.nbgrader_cli import run_nbgrader
 from autograder.sandbox import cgroups
 from autograder.submissions import write_submission
-from batch_helpers import make_class
+from batch_helpers import gradebook_in, make_class
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, marker_processes, probe
 
 pytestmark = pytest.mark.slow
@@ -148,13 +148,15 @@ def _digest(path: Path) -> str:
 def corpus(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("adversarial")
     course = make_class(tmp, students=[])
-    run_nbgrader(["generate_assignment", "--force", "--log-level=WARN"], course, "generate_assignment")
+    run_nbgrader(["generate_assignment", "ch04_attention", "--force", "--log-level=WARN"], course,
+                 "generate_assignment")
     net, host = _Loopback(), _HostServices()
     _lay_out(course, net, host)
     guarded = {p: _digest(p) for p in (course / "nbgrader_config.py", course / "gradebook.db")}
     segments = _sysv_segments()
     try:
-        result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False)
+        result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False,
+                             gradebook_url=gradebook_in(tmp / "out"))   # the course's own is guarded
         net.stop.set()
         host_effects = {"contacts": host.contacts(), "new segments": sorted(set(_sysv_segments()) - set(segments))}
     finally:

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.batch import grade_batch
 from autograder.outputs.csvout import COLUMNS
-from batch_helpers import SMALL, export_gradebook, make_class, read_csv, records
+from batch_helpers import SMALL, export_gradebook, gradebook_in, make_class, read_csv, records
 from browser_helpers import FLAGS, browser
 from conftest import ROOT, SOURCE
 
@@ -46,13 +46,15 @@ def test_crash_and_damage_get_rows_for_review(graded):
     assert by["damaged-missing-notebook"]["total"] == "22"
 
 
-def test_gradebook_agrees_with_csv_and_marks_review(graded):
+def test_course_gradebook_agrees_with_csv_and_marks_review(graded):
+    """`nbgrader export` in the course, with no options, shows the scores of grades.csv."""
     course, out, _ = graded
-    exported = export_gradebook(course, out)
+    assert not (out / "gradebook.db").exists()
+    exported = export_gradebook(course)
     assert exported == {r["student_id"]: float(r["total"]) for r in read_csv(out / "grades.csv")}
     from nbgrader.api import Gradebook
     os.environ["PATH"] = f"{os.path.dirname(sys.executable)}:{os.environ['PATH']}"   # nbgrader runs alembic
-    with Gradebook(f"sqlite:///{out / 'gradebook.db'}", "attention-course") as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "attention-course") as gb:
         sub = gb.find_submission("ch04_attention", "hostile-exits")
         assert sub.needs_manual_grade
         assert not gb.find_submission("ch04_attention", "correct-1").needs_manual_grade
@@ -86,7 +88,8 @@ def test_resume_skips_complete_records(graded, tmp_path):
     import shutil
     out = tmp_path / "again"
     shutil.copytree(reference_out / "records", out / "records")
-    result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1)
+    result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1,
+                         gradebook_url=gradebook_in(out))
     assert result.graded == [] and sorted(result.skipped) == sorted(SMALL)
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
 
@@ -97,7 +100,7 @@ def test_dask_local_cluster_equals_local(graded, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         result = grade_batch(course=course, out=tmp_path / "dask", scheduler=cluster.scheduler_address,
-                             progress=False)
+                             progress=False, gradebook_url=gradebook_in(tmp_path / "dask"))
     assert len(result.records) == len(SMALL)
     assert records(tmp_path / "dask") == records(reference_out)
 

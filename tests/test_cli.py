@@ -54,6 +54,10 @@ def test_progress_line_shows_done_failures_and_eta():
 
 def test_bad_paths_and_numbers_get_clear_errors(tmp_path):
     proc = _run("grade", "--course", str(tmp_path / "nowhere"))
+    assert proc.returncode == 1 and "is not a folder" in proc.stderr and "--course" in proc.stderr
+    (tmp_path / "empty" / "source" / "ch04_attention").mkdir(parents=True)
+    (tmp_path / "empty" / "source" / "ch04_attention" / "ex1_attention.ipynb").write_text("{}")
+    proc = _run("grade", "--course", str(tmp_path / "empty"))
     assert proc.returncode == 1 and "no submissions found" in proc.stderr and "--course" in proc.stderr
     proc = _run("check", str(tmp_path / "missing.ipynb"))
     assert proc.returncode == 1 and "does not exist" in proc.stderr

@@ -13,7 +13,7 @@ import pytest
 from autograder.batch import grade_batch
 from autograder.records import OutputError, atomic_write
 from autograder.sandbox import cgroups
-from batch_helpers import export_gradebook, make_class, records
+from batch_helpers import export_gradebook, gradebook_in, make_class, records
 from run_tree import TreeRun, cmdline, open_files
 
 pytestmark = pytest.mark.slow
@@ -26,13 +26,14 @@ CLASS = ["correct-1", "correct-2", "no-scaling", "mask-after-softmax", "dtype-ig
 def course_and_reference(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("faults")
     course = make_class(tmp, CLASS)
-    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False)
+    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False,
+                gradebook_url=gradebook_in(tmp / "reference"))
     return course, tmp / "reference"
 
 
 def _grade_cmd(course, out, *extra):
     return [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out),
-            "--workers", "2", *extra]
+            "--workers", "2", "--gradebook", gradebook_in(out), *extra]
 
 
 def _kill_workers_after(delay: float, done: threading.Event, before: set):
@@ -131,7 +132,8 @@ SMALL_CLASS = ["correct-1", "no-scaling", "mask-after-softmax", "hostile-exits"]
 def small_class(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("stops")
     course = make_class(tmp, SMALL_CLASS)
-    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False)
+    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False,
+                gradebook_url=gradebook_in(tmp / "reference"))
     return course, tmp / "reference"
 
 
@@ -150,7 +152,7 @@ def _writing_outputs(out):
 def _assert_same_as_clean_run(out, course, reference):
     assert records(out) == records(reference)
     assert (out / "grades.csv").read_text() == (reference / "grades.csv").read_text()
-    assert export_gradebook(course, out) == export_gradebook(course, reference)
+    assert export_gradebook(course, gradebook_in(out)) == export_gradebook(course, gradebook_in(reference))
     import sqlite3
     with sqlite3.connect(out / "gradebook.db") as db:
         rows = db.execute("SELECT student_id, COUNT(*) FROM submitted_assignment GROUP BY student_id").fetchall()

@@ -36,7 +36,8 @@ HONEST = ["correct-1", "correct-einsum", "correct-finite-mask", "no-scaling", "m
 def test_nbgrader_autograde_agrees_with_hardened_grader(tmp_path):
     """On honest submissions of the sample class both graders give the same totals."""
     course = make_class(tmp_path, HONEST)
-    run_nbgrader(["generate_assignment", "--force", "--log-level=WARN"], course, "generate_assignment")
+    run_nbgrader(["generate_assignment", "ch04_attention", "--force", "--log-level=WARN"], course,
+                 "generate_assignment")
     nbgrader_scores = autograde_and_export(course)
     hardened = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False, outputs=False)
     ours = {r["student_id"]: float(r["total"]) for r in hardened.records}

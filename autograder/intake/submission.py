@@ -11,8 +11,8 @@ import os
 import traceback
 from pathlib import Path
 
+from ..course import DEFAULT_ASSIGNMENT
 from ..inert import shown
-from ..seeds import ASSIGNMENT_ID
 from .cells import cells_of
 from .compare import collect_cells
 from .expected import course_notebooks
@@ -23,7 +23,8 @@ from .names import Found, find, stem_of
 from .parse import decode, parse
 
 
-def intake_submission(path: Path, course: Path, assignment: str = ASSIGNMENT_ID, student_id: str | None = None) -> Intake:
+def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
+                      student_id: str | None = None) -> Intake:
     """The student's code cells and the submission's damage; raises only CourseError (the course's fault)."""
     ctx = Context(Path(course), assignment, student_id, course_notebooks(Path(course), assignment))
     intake = Intake()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..course import load_course
 from ..inert import shown
 from ..records import OutputError
 
@@ -10,13 +11,10 @@ from ..records import OutputError
 # autograder.outputs.gradebook_writer``) loads this package and needs none of them.
 
 
-def gradebook_url_for(out: Path, url: str | None = None) -> str:
-    return url or f"sqlite:///{Path(out) / 'gradebook.db'}"
-
-
 def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
                   gradebook_url: str | None = None, gradebook=None) -> list[str]:
-    """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (one is started if None).
+    """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
+    for ``gradebook_url``, by default the course's own gradebook).
 
     Returns what could not be written, one line each: one student's failed page never stops the others'.
     """
@@ -26,7 +24,8 @@ def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: s
     from .gradescope import write_results_json
     from .report import write_report
     records = sorted(records, key=lambda r: r["student_id"])
-    gradebook = gradebook or GradebookWriter(gradebook_url_for(out, gradebook_url), course, assignment)
+    settings = load_course(course)
+    gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     errors = [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records),) if e]
     for record in records:
         who = shown(record["student_id"])

@@ -18,8 +18,8 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
+from ..course import Course
 from ..nbgrader_cli import tool_env
 from ..records import OutputError
 from .runlock import RunLock
@@ -28,8 +28,9 @@ from .runlock import RunLock
 class GradebookWriter:
     """The writer process; ``finish(records)`` sends the scores and waits for it."""
 
-    def __init__(self, db_url: str, course: Path, assignment: str, lock: RunLock | None = None):
-        args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", db_url, str(course), assignment,
+    def __init__(self, db_url: str, course: Course, assignment: str, lock: RunLock | None = None):
+        self.db_url = db_url
+        args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", db_url, str(course.root), assignment,
                 "--parent", str(os.getpid())]
         if lock is not None and lock.fd is not None:
             args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]

@@ -17,8 +17,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from ..course import load_course
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
-from ..seeds import COURSE_ID
 from .runlock import belongs_to_run
 
 GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     sys.modules.setdefault("rfc3987_syntax", None)
     from nbgrader.api import Gradebook
     stamp_new_sqlite(args.db_url)
-    with Gradebook(args.db_url, COURSE_ID) as gb:
+    with Gradebook(args.db_url, load_course(args.course).course_id) as gb:
         if not run.ours():
             return _gone("while loading nbgrader")
         _record_structure(gb, Path(args.course), args.assignment)

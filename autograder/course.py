@@ -1,0 +1,144 @@
+"""The course around a submission: where it is, its nbgrader settings, its assignments, whose work it is.
+
+nbgrader executes ``nbgrader_config.py``; the grader only reads it. Plain assignments
+``c.Section.name = <literal>`` are taken as settings; any other statement is left to
+nbgrader, and a setting the grader needs that is not a plain value falls back to its
+default with a note saying so.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE_COURSE = Path(__file__).resolve().parents[1]
+CONFIG = "nbgrader_config.py"
+DEFAULT_COURSE_ID = "attention-course"
+DEFAULT_ASSIGNMENT = "ch04_attention"     # the bundled chapter: seeds of work graded outside a course
+MAX_CONFIG_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Course:
+    root: Path
+    course_id: str
+    db_url: str                                   # absolute for sqlite, as nbgrader resolves it
+    settings: dict = field(default_factory=dict)  # section -> {name: literal value}
+    notes: tuple[str, ...] = ()
+
+    def setting(self, section: str, name: str, default=None):
+        return self.settings.get(section, {}).get(name, default)
+
+
+def load_course(root) -> Course:
+    """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent)."""
+    root = Path(root).resolve()
+    settings, notes = read_settings(root / CONFIG)
+    course_id = settings.get("CourseDirectory", {}).get("course_id")
+    if not isinstance(course_id, str) or not course_id:
+        notes.append(f"{root / CONFIG} sets no plain c.CourseDirectory.course_id; using '{DEFAULT_COURSE_ID}'")
+        course_id = DEFAULT_COURSE_ID
+    db_url = settings.get("CourseDirectory", {}).get("db_url")
+    if db_url is not None and not isinstance(db_url, str):
+        notes.append(f"c.CourseDirectory.db_url in {root / CONFIG} is not a string; using the default gradebook")
+        db_url = None
+    return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes))
+
+
+def read_settings(path: Path) -> tuple[dict, list[str]]:
+    """``{section: {name: value}}`` from the plain ``c.Section.name = literal`` lines of a config file."""
+    try:
+        text = Path(path).read_bytes()[:MAX_CONFIG_BYTES + 1]
+        if len(text) > MAX_CONFIG_BYTES:
+            return {}, [f"{path} is larger than {MAX_CONFIG_BYTES} bytes; using nbgrader's defaults"]
+        tree = ast.parse(text.decode("utf-8-sig"), filename=str(path))
+    except FileNotFoundError:
+        return {}, [f"no {CONFIG} in {Path(path).parent}; using nbgrader's defaults"]
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+        return {}, [f"could not read {path} ({exc}); using nbgrader's defaults"]
+    settings: dict = {}
+    notes: list[str] = []
+    for node in tree.body:
+        _take_assignment(node, settings, notes)
+    return settings, notes
+
+
+def _take_assignment(node, settings: dict, notes: list[str]) -> None:
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return
+    target = node.targets[0]
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute)
+            and isinstance(target.value.value, ast.Name) and target.value.value.id == "c"):
+        return
+    section, name = target.value.attr, target.attr
+    try:
+        settings.setdefault(section, {})[name] = ast.literal_eval(node.value)
+    except ValueError:
+        notes.append(f"line {node.lineno}: c.{section}.{name} is not a plain value; "
+                     "the grader ignores it (nbgrader still reads it)")
+
+
+def resolve_db_url(db_url: str | None, root: Path) -> str:
+    """nbgrader's gradebook URL for the course: a relative sqlite path is taken from the course
+    folder (where nbgrader's commands run); no URL means ``<course>/gradebook.db``."""
+    if not db_url:
+        return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
+    prefix = "sqlite:///"
+    if db_url.startswith(prefix) and not db_url[len(prefix):].startswith("/") and db_url != prefix:
+        return prefix + str(Path(root).resolve() / db_url[len(prefix):])
+    return db_url
+
+
+def find_course(start: Path) -> Path:
+    """The nearest folder above ``start`` holding nbgrader_config.py and source/, else this package's course."""
+    start = Path(os.path.abspath(start))        # not resolved: a link in a submission is not followed
+    for folder in [start, *start.parents]:
+        if (folder / CONFIG).exists() and (folder / "source").is_dir():
+            return folder
+    return PACKAGE_COURSE
+
+
+def assignments(root: Path) -> list[str]:
+    """The assignments of the course: folders of source/ holding notebooks, else those of submitted/*/."""
+    root = Path(root)
+    found = {p.parent.name for p in (root / "source").glob("*/*.ipynb")}
+    if not found:
+        found = {p.name for p in (root / "submitted").glob("*/*") if p.is_dir()}
+    return sorted(found)
+
+
+def choose_assignment(root: Path, given: str | None = None) -> str:
+    """``given``, else the course's only assignment; a clear error when there are several or none."""
+    if not Path(root).is_dir():
+        raise ValueError(f"{root} is not a folder: give the course folder with --course")
+    if given:
+        if Path(given).name != given or given in (".", ".."):
+            raise ValueError(f"--assignment must be a plain folder name, got {given!r}")
+        return given
+    found = assignments(root)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise ValueError(f"no assignment found: {Path(root) / 'source'}/<assignment>/ holds no notebooks and "
+                         f"{Path(root) / 'submitted'}/<student>/ no folders; check --course")
+    raise ValueError(f"the course holds {len(found)} assignments ({', '.join(found)}): "
+                     "choose one with --assignment")
+
+
+def infer_student(path: Path, assignment: str) -> str:
+    """The student of a submission in nbgrader's layout (``submitted/<student>/<assignment>``)."""
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
+    if folder.name == assignment and folder.parent.name:
+        return folder.parent.name
+    return "anonymous"
+
+
+def infer_assignment(path: Path, course: Path) -> str:
+    """The assignment of a submission path: its folder in nbgrader's layout, else the course's only one."""
+    path = Path(os.path.abspath(path))
+    folder = path if path.is_dir() else path.parent
+    if folder.parent.parent.name in ("submitted", "autograded") or folder.name in assignments(course):
+        return folder.name
+    return choose_assignment(course)

@@ -1,0 +1,95 @@
+"""autograder.course: the course's settings read (never run), its assignments, its student and gradebook."""
+import subprocess
+import sys
+
+import pytest
+
+from autograder.course import (DEFAULT_COURSE_ID, PACKAGE_COURSE, assignments, choose_assignment, find_course,
+                               infer_assignment, infer_student, load_course, resolve_db_url)
+from autograder.seeds import student_seed
+from conftest import ROOT
+
+
+def _course(tmp_path, config: str | None, names=("ch04_attention",)):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    if config is not None:
+        (tmp_path / "nbgrader_config.py").write_text(config)
+    for name in names:
+        (tmp_path / "source" / name).mkdir(parents=True)
+        (tmp_path / "source" / name / "a.ipynb").write_text("{}")
+    return tmp_path
+
+
+def test_bundled_course_reads_its_settings_without_notes():
+    course = load_course(ROOT)
+    assert course.course_id == "attention-course" and course.notes == ()
+    assert course.db_url == f"sqlite:///{ROOT / 'gradebook.db'}"       # relative to the course, as nbgrader
+    assert course.setting("CourseDirectory", "assignment_id") is None   # no pinned assignment
+    assert assignments(ROOT) == ["ch04_attention"]
+
+
+def test_config_is_read_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    config = (f"import pathlib\npathlib.Path({str(marker)!r}).write_text('x')\nc = get_config()\n"
+              "c.CourseDirectory.course_id = 'ml-101'\nc.CourseDirectory.db_url = 'sqlite:///db/gb.sqlite'\n"
+              "c.AssignLatePenalties.plugin_class = 'late.SubMarks'\nc.Exchange.root = os.environ['X']\n")
+    course = load_course(_course(tmp_path, config))
+    assert not marker.exists()
+    assert course.course_id == "ml-101" and course.db_url == f"sqlite:///{tmp_path / 'db/gb.sqlite'}"
+    assert course.setting("AssignLatePenalties", "plugin_class") == "late.SubMarks"
+    assert [n for n in course.notes if "c.Exchange.root is not a plain value" in n]
+
+
+@pytest.mark.parametrize("config, says", [
+    (None, "no nbgrader_config.py"),
+    ("c = get_config(\n", "could not read"),
+    ("c = get_config()\nc.CourseDirectory.db_url = 3\n", "not a string"),
+])
+def test_missing_or_broken_config_falls_back_with_a_note(tmp_path, config, says):
+    course = load_course(_course(tmp_path, config))
+    assert course.course_id == DEFAULT_COURSE_ID and course.db_url == f"sqlite:///{tmp_path / 'gradebook.db'}"
+    assert any(says in n for n in course.notes), course.notes
+    assert any("course_id" in n for n in course.notes) or "db_url" in says
+
+
+def test_db_urls_resolve_as_nbgrader_does(tmp_path):
+    assert resolve_db_url("sqlite:////abs/gb.db", tmp_path) == "sqlite:////abs/gb.db"
+    assert resolve_db_url("sqlite:///gb.db", tmp_path) == f"sqlite:///{tmp_path / 'gb.db'}"
+    assert resolve_db_url("postgresql://h/db", tmp_path) == "postgresql://h/db"
+    assert resolve_db_url(None, tmp_path) == f"sqlite:///{tmp_path / 'gradebook.db'}"
+
+
+def test_assignment_defaults_to_the_only_one(tmp_path):
+    assert choose_assignment(_course(tmp_path / "one", "")) == "ch04_attention"
+    with pytest.raises(ValueError, match=r"2 assignments \(a1, a2\): choose one with --assignment"):
+        choose_assignment(_course(tmp_path / "two", "", names=("a1", "a2")))
+    with pytest.raises(ValueError, match="no assignment found"):
+        choose_assignment(_course(tmp_path / "none", "", names=()))
+    with pytest.raises(ValueError, match="plain folder name"):
+        choose_assignment(tmp_path, "../x")
+    (tmp_path / "bare" / "submitted" / "ada" / "hw1").mkdir(parents=True)
+    assert choose_assignment(tmp_path / "bare") == "hw1"          # no source/: what was submitted
+
+
+def test_student_and_assignment_from_the_layout(tmp_path):
+    course = _course(tmp_path, "", names=("a1", "a2"))
+    folder = course / "submitted" / "ada" / "a2"
+    folder.mkdir(parents=True)
+    (folder / "x.ipynb").write_text("{}")
+    assert infer_assignment(folder / "x.ipynb", course) == "a2" and infer_student(folder, "a2") == "ada"
+    assert infer_student(tmp_path / "loose.ipynb", "a2") == "anonymous"
+    assert find_course(folder / "x.ipynb") == course
+    assert find_course(tmp_path.parent) == PACKAGE_COURSE
+
+
+def test_seeds_are_stable_for_a_course_assignment_and_student():
+    assert student_seed("ada") == 367662075938595968                 # a re-grade draws the same cases
+    assert student_seed("ada", "attention-course", "ch04_attention") == student_seed("ada")
+    assert student_seed("ada", "c2", "a2") == 13588726520246289613
+
+
+def test_grade_cli_without_assignment_explains_several(tmp_path):
+    course = _course(tmp_path, "", names=("a1", "a2"))
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", "--course", str(course)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "choose one with --assignment" in proc.stderr
