@@ -26,6 +26,7 @@ class Course:
     db_url: str                                   # absolute for sqlite, as nbgrader resolves it
     settings: dict = field(default_factory=dict)  # section -> {name: literal value}
     notes: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()              # "Section.name" set to something other than a plain value
 
     def setting(self, section: str, name: str, default=None):
         return self.settings.get(section, {}).get(name, default)
@@ -34,7 +35,7 @@ class Course:
 def load_course(root) -> Course:
     """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent)."""
     root = Path(root).resolve()
-    settings, notes = read_settings(root / CONFIG)
+    settings, notes, unreadable = read_settings(root / CONFIG)
     course_id = settings.get("CourseDirectory", {}).get("course_id")
     if not isinstance(course_id, str) or not course_id:
         notes.append(f"{root / CONFIG} sets no plain c.CourseDirectory.course_id; using '{DEFAULT_COURSE_ID}'")
@@ -43,28 +44,30 @@ def load_course(root) -> Course:
     if db_url is not None and not isinstance(db_url, str):
         notes.append(f"c.CourseDirectory.db_url in {root / CONFIG} is not a string; using the default gradebook")
         db_url = None
-    return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes))
+    return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes), tuple(unreadable))
 
 
-def read_settings(path: Path) -> tuple[dict, list[str]]:
-    """``{section: {name: value}}`` from the plain ``c.Section.name = literal`` lines of a config file."""
+def read_settings(path: Path) -> tuple[dict, list[str], list[str]]:
+    """``{section: {name: value}}`` from the plain ``c.Section.name = literal`` lines of a config file,
+    notes on what could not be read, and the names set to something else."""
     try:
         text = Path(path).read_bytes()[:MAX_CONFIG_BYTES + 1]
         if len(text) > MAX_CONFIG_BYTES:
-            return {}, [f"{path} is larger than {MAX_CONFIG_BYTES} bytes; using nbgrader's defaults"]
+            return {}, [f"{path} is larger than {MAX_CONFIG_BYTES} bytes; using nbgrader's defaults"], []
         tree = ast.parse(text.decode("utf-8-sig"), filename=str(path))
     except FileNotFoundError:
-        return {}, [f"no {CONFIG} in {Path(path).parent}; using nbgrader's defaults"]
+        return {}, [f"no {CONFIG} in {Path(path).parent}; using nbgrader's defaults"], []
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
-        return {}, [f"could not read {path} ({exc}); using nbgrader's defaults"]
+        return {}, [f"could not read {path} ({exc}); using nbgrader's defaults"], []
     settings: dict = {}
     notes: list[str] = []
+    unreadable: list[str] = []
     for node in tree.body:
-        _take_assignment(node, settings, notes)
-    return settings, notes
+        _take_assignment(node, settings, notes, unreadable)
+    return settings, notes, unreadable
 
 
-def _take_assignment(node, settings: dict, notes: list[str]) -> None:
+def _take_assignment(node, settings: dict, notes: list[str], unreadable: list[str]) -> None:
     if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
         return
     target = node.targets[0]
@@ -74,7 +77,8 @@ def _take_assignment(node, settings: dict, notes: list[str]) -> None:
     section, name = target.value.attr, target.attr
     try:
         settings.setdefault(section, {})[name] = ast.literal_eval(node.value)
-    except ValueError:
+    except (ValueError, TypeError, RecursionError):
+        unreadable.append(f"{section}.{name}")
         notes.append(f"line {node.lineno}: c.{section}.{name} is not a plain value; "
                      "the grader ignores it (nbgrader still reads it)")
 

@@ -38,6 +38,7 @@ def test_config_is_read_never_run(tmp_path):
     assert course.course_id == "ml-101" and course.db_url == f"sqlite:///{tmp_path / 'db/gb.sqlite'}"
     assert course.setting("AssignLatePenalties", "plugin_class") == "late.SubMarks"
     assert [n for n in course.notes if "c.Exchange.root is not a plain value" in n]
+    assert course.unreadable == ("Exchange.root",)
 
 
 @pytest.mark.parametrize("config, says", [
