@@ -13,3 +13,7 @@ c.CourseDirectory.submitted_directory = "submitted"
 c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.ExecutePreprocessor.timeout = 120
+
+# `nbgrader validate` cuts each line of a failure at this width (default 90); the visible tests'
+# messages put the advice first, and the wider lines show the evidence that follows it too.
+c.Validator.width = 200
