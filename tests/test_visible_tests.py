@@ -1,0 +1,236 @@
+"""The release notebooks' visible tests (numpy only) catch every catalogued mistake they can.
+
+A notebook is run the way nbgrader runs it, on its own: the instructor's answers with the
+student's functions for that notebook in their place, then its visible-test cells (the 0-point
+grade cells). A mistake is *caught* in a notebook when one of its visible cells fails. A failure
+raised by the visible test's own code must be an AssertionError whose message starts with the
+advice, short enough that `nbgrader validate` (90 columns) shows the advice whole.
+
+Two corpora go through it: the sample student code in tests/fixtures/impl/ (each fixture is
+caught in the notebooks where the hidden tests take its points, plus the extras listed below),
+and every entry of the misconception catalogue, in every notebook that defines its function.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.misconceptions import CATALOGUE
+from autograder.submissions import fill_notebook, reference_answers
+from conftest import NOTEBOOKS, RELEASE, SOURCE
+from nbgrader_helpers import fixture_overrides
+from test_rubric_diagnosis import FIXTURES
+
+VALIDATE_WIDTH = 90                        # nbgrader's Validator.width default
+ADVICE_WIDTH = VALIDATE_WIDTH - 3 - len("    AssertionError: ") - 1   # what validate shows of a message
+
+# Fixtures caught in more notebooks than those where the hidden tests take points, and why.
+EXTRA_CAUGHT = {
+    "no_max_subtraction": ({"ex2_causal_mask", "ex4_cross_attention"},
+                           "the notebook's own softmax copy overflows on the visible large-score case"),
+    "softmax_global_sum": ({"ex2_causal_mask", "ex4_cross_attention"},
+                           "the notebook's own softmax copy makes rows that do not sum to 1"),
+}
+# Fixtures that lose points in a notebook whose visible tests cannot catch them, and why (none today).
+FIXTURE_MISSES: dict[tuple[str, str], str] = {}
+
+# Catalogue entries (id, function, notebook) the visible tests cannot catch there, and why.
+CATALOGUE_MISSES = {
+    ("softmax-wrong-axis", "softmax", "ex2_causal_mask"):
+        "the notebook only ever calls softmax along the last axis, where ignoring `axis` is harmless; "
+        "ex1's visible test catches it",
+    ("softmax-wrong-axis", "softmax", "ex4_cross_attention"):
+        "the notebook only ever calls softmax along the last axis, where ignoring `axis` is harmless; "
+        "ex1's visible test catches it",
+}
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _release(name):
+    return nbformat.read(RELEASE / f"{name}.ipynb", as_version=4)
+
+
+def _is_visible(cell) -> bool:
+    meta = _nbgrader(cell)
+    return cell.cell_type == "code" and meta.get("grade") and meta.get("points") == 0
+
+
+def _defined(name) -> set[str]:
+    """The functions the solution cells of notebook ``name`` define."""
+    code = "\n".join(reference_answers(SOURCE)[name].values())
+    return set(re.findall(r"^def (\w+)\(", code, re.M))
+
+
+def _notebook_of_grade_id() -> dict[str, str]:
+    return {_nbgrader(c)["grade_id"]: name for name in NOTEBOOKS
+            for c in nbformat.read(SOURCE / f"{name}.ipynb", as_version=4).cells if _nbgrader(c).get("grade")}
+
+
+def run_visible(name: str, overrides: dict[str, str] | None = None, plugged: dict | None = None):
+    """{visible grade_id: None if it passed, else the failure message} for notebook ``name``.
+
+    ``overrides`` are function sources appended where the function lives (as a student's edit),
+    ``plugged`` are callables put in the namespace after the cell that defines them.
+    """
+    nb = fill_notebook(_release(name), reference_answers(SOURCE)[name], overrides)
+    ns, results = {"np": np}, {}
+    for cell in nb.cells:
+        meta = _nbgrader(cell)
+        if meta.get("solution"):
+            exec(compile(cell.source, f"<student {meta['grade_id']}>", "exec"), ns)   # noqa: S102
+            for fn, impl in (plugged or {}).items():
+                if fn in ns:
+                    ns[fn] = impl
+        elif _is_visible(cell):
+            results[meta["grade_id"]] = _outcome(cell.source, meta["grade_id"], ns)
+    return results
+
+
+def _outcome(source: str, grade_id: str, ns: dict) -> str | None:
+    try:
+        with np.errstate(all="ignore"):
+            exec(compile(source, f"<visible {grade_id}>", "exec"), ns)        # noqa: S102
+    except AssertionError as exc:
+        return str(exc)
+    except Exception as exc:  # noqa: BLE001 - allowed only from the student's own code
+        files = []
+        tb = exc.__traceback__
+        while tb is not None:
+            files.append(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+        last_visible = max(i for i, f in enumerate(files) if f.startswith("<visible"))
+        students = [f for f in files[last_visible + 1:] if not _library(f)]
+        assert students, (f"{grade_id}: the visible test itself crashed with {type(exc).__name__}: {exc}; "
+                          "it should fail with an assertion saying what to change")
+        return f"raised {type(exc).__name__} in the student's code: {exc}"
+    return None
+
+
+def _library(filename: str) -> bool:
+    return "site-packages" in filename or "/numpy/" in filename or filename.startswith("<__array")
+
+
+def _check_messages(results: dict, label: str):
+    for grade_id, msg in results.items():
+        if msg is None or msg.startswith("raised "):
+            continue
+        advice = re.split(r":\s", msg, maxsplit=1)[0]
+        assert msg and "Traceback" not in msg, (label, grade_id, msg)
+        assert len(advice) <= ADVICE_WIDTH, (
+            f"{label}, {grade_id}: put the advice first and keep it within {ADVICE_WIDTH} characters "
+            f"(nbgrader validate cuts lines at {VALIDATE_WIDTH} columns): {advice!r}")
+        assert advice[0].isupper(), (label, grade_id, msg)
+
+
+def _caught(results: dict) -> bool:
+    return any(msg is not None for msg in results.values())
+
+
+def _expected_fixture(fixture: str) -> set[str]:
+    loses = getattr(importlib.import_module(f"fixtures.impl.{fixture}"), "LOSES", {})
+    where = _notebook_of_grade_id()
+    expected = {where[g] for g, points in loses.items() if points}
+    expected |= EXTRA_CAUGHT.get(fixture, (set(), ""))[0]
+    return expected - {nb for (fx, nb) in FIXTURE_MISSES if fx == fixture}
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_reference_answers_pass_every_visible_test(name):
+    assert run_visible(name) and all(msg is None for msg in run_visible(name).values())
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_fixture_caught_exactly_where_expected(fixture):
+    """Caught in every notebook where it loses points (and the listed extras); honest code in none."""
+    overrides = fixture_overrides(fixture)
+    caught = set()
+    for name in NOTEBOOKS:
+        results = run_visible(name, overrides=overrides)
+        _check_messages(results, f"{fixture} in {name}")
+        if _caught(results):
+            caught.add(name)
+    assert caught == _expected_fixture(fixture), (
+        f"{fixture}: visible tests fail in {sorted(caught)}, expected {sorted(_expected_fixture(fixture))} "
+        "(the notebooks where it loses points, plus EXTRA_CAUGHT, minus FIXTURE_MISSES)")
+
+
+def test_correct_fixtures_pass_and_mistakes_are_caught_somewhere():
+    correct = [f for f in FIXTURES if f.startswith("correct")]
+    assert len(correct) >= 3
+    assert all(not _expected_fixture(f) for f in correct)
+    assert all(_expected_fixture(f) for f in FIXTURES if f not in correct)
+
+
+def _catalogue_cases():
+    cases = []
+    for i, entry in enumerate(CATALOGUE):
+        for name in NOTEBOOKS:
+            if entry.function in _defined(name):
+                cases.append(pytest.param(i, name, id=f"{entry.id}-{entry.impl.__name__}-{name}"))
+    return cases
+
+
+@pytest.mark.parametrize("index, name", _catalogue_cases())
+def test_catalogue_entry_caught_in_every_notebook_where_it_can_occur(index, name):
+    entry = CATALOGUE[index]
+    results = run_visible(name, plugged={entry.function: entry.impl})
+    _check_messages(results, f"{entry.id} in {name}")
+    reason = CATALOGUE_MISSES.get((entry.id, entry.function, name))
+    if reason:
+        assert not _caught(results), f"{entry.id} is now caught in {name}: drop it from CATALOGUE_MISSES"
+    else:
+        assert _caught(results), (
+            f"`{entry.function}` written as {entry.id} ({entry.impl.__name__}) passes every visible test "
+            f"of {name}: add a visible test that catches it, or list it in CATALOGUE_MISSES with the reason")
+
+
+def test_every_catalogue_function_is_in_some_notebook():
+    defined = set().union(*(_defined(n) for n in NOTEBOOKS))
+    assert {e.function for e in CATALOGUE} <= defined
+    assert all(key[2] in NOTEBOOKS and reason for key, reason in CATALOGUE_MISSES.items())
+
+
+def test_scaling_mistake_names_the_fix_in_ex2_and_ex4():
+    """Forgetting sqrt(d_k) used to pass the visible tests of ex2 and ex4."""
+    for function, name in (("causal_attention", "ex2_causal_mask"), ("cross_attention", "ex4_cross_attention")):
+        entry = next(e for e in CATALOGUE if e.id == "no-scaling" and e.function == function)
+        results = run_visible(name, plugged={function: entry.impl})
+        failed = [msg for msg in results.values() if msg]
+        assert len(failed) == 1 and failed[0].startswith("Divide the scores by sqrt(d_k)"), failed
+
+
+@pytest.mark.slow
+def test_nbgrader_validate_shows_the_advice(tmp_path):
+    """`nbgrader validate` on ex2 without sqrt(d_k): the advice survives its 90-column cut, and the
+    course's nbgrader_config.py widens the lines so the evidence after it shows too."""
+    import shutil
+    import subprocess
+    import sys
+
+    from autograder.nbgrader_cli import tool_env
+    from autograder.submissions import write_submission
+    from conftest import ROOT
+    wrong = ("def causal_attention(Q, K, V):\n    w = softmax(Q @ K.T + causal_mask(len(Q)))\n"
+             "    return w @ V, w\n")
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "student", {"causal_attention": wrong},
+                              skip=("ex1_attention", "ex3_memory", "ex4_cross_attention"))
+    advice = "Divide the scores by sqrt(d_k) before masking"
+    evidence = "your weights are softmax(Q K^T + mask), unscaled"
+
+    def validate(cwd):
+        proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(folder / "ex2_causal_mask.ipynb")],
+                              env=tool_env(), capture_output=True, text=True, cwd=cwd, timeout=300)
+        return proc.stdout + proc.stderr
+
+    plain = validate(tmp_path)                                   # a student's folder: no course config
+    assert "Success" not in plain and advice in plain and evidence not in plain
+    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    wide = validate(folder)
+    assert advice in wide and evidence in wide
