@@ -13,13 +13,14 @@ and every entry of the misconception catalogue, in every notebook that defines i
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 
 import nbformat
 import numpy as np
 import pytest
 
-from autograder.misconceptions import CATALOGUE
+from autograder.misconceptions import CATALOGUE, compounds_for
 from autograder.submissions import fill_notebook, reference_answers
 from conftest import NOTEBOOKS, RELEASE, SOURCE
 from nbgrader_helpers import fixture_overrides
@@ -87,10 +88,21 @@ def run_visible(name: str, overrides: dict[str, str] | None = None, plugged: dic
             exec(compile(cell.source, f"<student {meta['grade_id']}>", "exec"), ns)   # noqa: S102
             for fn, impl in (plugged or {}).items():
                 if fn in ns:
-                    ns[fn] = impl
+                    ns[fn] = _with_signature(impl, ns[fn])
         elif _is_visible(cell):
             results[meta["grade_id"]] = _outcome(cell.source, meta["grade_id"], ns)
     return results
+
+
+def _with_signature(impl, reference):
+    """``impl`` (positional arguments only) called the way the exercise's signature allows."""
+    signature = inspect.signature(reference)
+
+    def student(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return impl(*bound.args)
+    return student
 
 
 def _outcome(source: str, grade_id: str, ns: dict) -> str | None:
@@ -168,18 +180,27 @@ def test_correct_fixtures_pass_and_mistakes_are_caught_somewhere():
     assert all(_expected_fixture(f) for f in FIXTURES if f not in correct)
 
 
+def _entries():
+    """Every catalogue entry, then every compound of two the diagnosis can name."""
+    functions = sorted({e.function for e in CATALOGUE})
+    return [*CATALOGUE, *(c for fn in functions for c in compounds_for(fn))]
+
+
+ENTRIES = _entries()
+
+
 def _catalogue_cases():
     cases = []
-    for i, entry in enumerate(CATALOGUE):
+    for i, entry in enumerate(ENTRIES):
         for name in NOTEBOOKS:
             if entry.function in _defined(name):
-                cases.append(pytest.param(i, name, id=f"{entry.id}-{entry.impl.__name__}-{name}"))
+                cases.append(pytest.param(i, name, id=f"{entry.id}-{entry.function}-{i}-{name}"))
     return cases
 
 
 @pytest.mark.parametrize("index, name", _catalogue_cases())
 def test_catalogue_entry_caught_in_every_notebook_where_it_can_occur(index, name):
-    entry = CATALOGUE[index]
+    entry = ENTRIES[index]
     results = run_visible(name, plugged={entry.function: entry.impl})
     _check_messages(results, f"{entry.id} in {name}")
     reason = CATALOGUE_MISSES.get((entry.id, entry.function, name))
@@ -187,8 +208,8 @@ def test_catalogue_entry_caught_in_every_notebook_where_it_can_occur(index, name
         assert not _caught(results), f"{entry.id} is now caught in {name}: drop it from CATALOGUE_MISSES"
     else:
         assert _caught(results), (
-            f"`{entry.function}` written as {entry.id} ({entry.impl.__name__}) passes every visible test "
-            f"of {name}: add a visible test that catches it, or list it in CATALOGUE_MISSES with the reason")
+            f"`{entry.function}` written as {entry.id} (entry {index}) passes every visible test of "
+            f"{name}: add a visible test that catches it, or list it in CATALOGUE_MISSES with the reason")
 
 
 def test_every_catalogue_function_is_in_some_notebook():
