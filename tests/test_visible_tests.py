@@ -20,11 +20,13 @@ import nbformat
 import numpy as np
 import pytest
 
+from autograder import resources
 from autograder.misconceptions import CATALOGUE, compounds_for
+from autograder.sample_class import overrides_from_source
 from autograder.submissions import fill_notebook, reference_answers
 from conftest import NOTEBOOKS, RELEASE, SOURCE
-from nbgrader_helpers import fixture_overrides
-from test_rubric_diagnosis import FIXTURES
+
+FIXTURES = sorted(resources.fixture_sources())
 
 VALIDATE_WIDTH = 90                        # nbgrader's Validator.width default
 ADVICE_WIDTH = VALIDATE_WIDTH - 3 - len("    AssertionError: ") - 1   # what validate shows of a message
@@ -161,7 +163,7 @@ def test_reference_answers_pass_every_visible_test(name):
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_fixture_caught_exactly_where_expected(fixture):
     """Caught in every notebook where it loses points (and the listed extras); honest code in none."""
-    overrides = fixture_overrides(fixture)
+    overrides = overrides_from_source(resources.fixture_sources()[fixture])   # as the sample class has it
     caught = set()
     for name in NOTEBOOKS:
         results = run_visible(name, overrides=overrides)
