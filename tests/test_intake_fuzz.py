@@ -110,3 +110,13 @@ KINDS = {
 @given(st.sampled_from(sorted(KINDS)))
 def test_any_file_kind(kind):
     _take_in(KINDS[kind])
+
+
+TOKENS = ['"source": [', '"a"  ', '\\"', '\\\\', '"', '[', '{"a":', '"source": ["a" "b"], ', '{"source": "', ' ', '\n']
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.lists(st.tuples(st.sampled_from(TOKENS), st.integers(1, 200_000)), min_size=1, max_size=3))
+def test_long_runs_of_one_token_stay_linear(runs):
+    """Backtracking and quadratic scans show only on long inputs: runs of one token, a few MB."""
+    _take_in(lambda p: p.write_text('{"cells": [{' + "".join(token * n for token, n in runs)))

@@ -147,7 +147,7 @@ def test_deeply_nested_json_is_refused_without_recursion(course):
     _replace(course, lambda p: p.write_text("[" * 1_000_000 + "]" * 1_000_000))
     intake = _intake(course)
     _only_this_notebook_lost(intake)
-    assert any("nested 1000000 levels deep" in p for p in intake.problems)
+    assert any("nested at least 1000000 levels deep" in p for p in intake.problems)
 
 
 def _edit_cells(course, change):
@@ -209,3 +209,24 @@ def test_notebook_that_is_a_device_is_never_opened(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("a character device" in p for p in intake.problems)
+
+
+def test_a_folder_of_many_files_still_finds_the_notebooks(course):
+    folder = _folder(course)
+    for i in range(10_050):
+        (folder / f"a{i:05d}.txt").touch()
+    intake = _intake(course)
+    assert intake.problems == [] and {c.notebook for c in intake.cells} >= {NB}
+
+
+@pytest.mark.parametrize("text", [
+    '{"cells": [{"source": "' + '\\\\"' * 1_000_000,                 # escaped quotes, never closed
+    '{"cells": [{"source": [' + '"a"  ' * 200_000 + "x",          # a list of strings, never closed
+    '{"cells": [{' + '"source": ["a" "b"], ' * 200_000,             # many keys, each value broken
+], ids=["unclosed-string", "unclosed-source-list", "many-broken-sources"])
+def test_broken_json_is_read_in_linear_time(course, text):
+    _replace(course, lambda p: p.write_text(text))
+    start = time.monotonic()
+    intake = _intake(course)
+    assert time.monotonic() - start < 20
+    assert any(f"{NB}.ipynb is not valid JSON" in p for p in intake.problems)

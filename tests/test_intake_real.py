@@ -102,3 +102,14 @@ def test_hidden_test_regions_are_removed_line_for_line():
 def test_a_course_without_source_is_one_clear_error(folder, tmp_path):
     with pytest.raises(CourseError, match="no source notebooks"):
         _intake(folder, tmp_path / "empty-course")
+
+
+def test_grading_a_course_without_source_stops_once(tmp_path):
+    import subprocess
+    import sys
+    for student in ("ann", "bob", "cid"):
+        (tmp_path / "submitted" / student / "ch04_attention").mkdir(parents=True)
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", "--course", str(tmp_path),
+                           "--assignment", "ch04_attention"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.count("error:") == 1 and "no source notebooks" in proc.stderr
+    assert not (tmp_path / "grading" / "records").exists()

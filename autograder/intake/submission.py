@@ -40,12 +40,21 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
         return intake
     try:
-        files = listing(fd)
+        files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
         for found in _wanted(path, single, files, ctx, intake):
             _guarded(fd, folder, found, ctx, intake)
     finally:
         os.close(fd)
     return intake
+
+
+def _exists(fd: int, name: str) -> bool:
+    """Whether ``name`` is in the folder, link or not (a huge folder's listing may not reach it)."""
+    try:
+        os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def _levels(folder: Path, assignment: str) -> int:

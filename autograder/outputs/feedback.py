@@ -4,12 +4,10 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from ..inert import terminal
 from ..records import atomic_write
 from . import svg
 from .html import image, page, table
-
-ANSI = "\x1b"
-
 
 def _check_rows(record: dict):
     for c in record["checks"]:
@@ -45,15 +43,10 @@ def feedback_html(record: dict) -> str:
     if record.get("notes"):
         parts.append("<h2>Errors in your notebook</h2><ul>" +
                      "".join(f"<li>{escape(n)}</li>" for n in record["notes"]) + "</ul>")
-    output = _strip_ansi(record.get("output", ""))
+    output = terminal(record.get("output", ""))
     if output.strip():
         parts.append(f"<h2>Your code's output</h2><pre>{escape(output[:20000])}</pre>")
     return page(f"Feedback for {record['student_id']}: scaled dot-product attention", "\n".join(parts))
-
-
-def _strip_ansi(text: str) -> str:
-    import re
-    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
 
 
 def write_feedback(path: Path, record: dict) -> None:
