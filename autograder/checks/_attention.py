@@ -21,8 +21,8 @@ def case(rng, *, square: bool = False):
 
 
 def expected_shapes(Q, K, V) -> str:
-    return (f"called with Q {Q.shape}, K {K.shape} and V {V.shape}, it should return an output of shape "
-            f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}")
+    return (f"Called with Q {Q.shape}, K {K.shape} and V {V.shape}, it should return an output of shape "
+            f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}.")
 
 
 def run(student, name, Q, K, V):
@@ -32,8 +32,7 @@ def run(student, name, Q, K, V):
     except StudentError as exc:
         if exc.raised in (None, "NotImplementedError"):
             raise
-        raise StudentError(f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)[0].upper()}"
-                           f"{expected_shapes(Q, K, V)[1:]}.", exc.diagnosis, exc.raised) from None
+        raise StudentError(f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)}", exc.diagnosis, exc.raised) from None
 
 
 def shapes(student, name, Q, K, V):
