@@ -140,3 +140,21 @@ def test_a_nan_in_the_mask_is_called_nan():
         return m
     message = _failed(causal_mask=nan_mask)["ex2_mask", "values"]["message"]
     assert "is NaN;" in message
+
+
+@pytest.mark.parametrize("function, args, value, expected", [
+    ("ffn_memory_bytes", (512, 64, 4, 8), 512 * 64 * 2, "expansion-missing+dtype-ignored"),
+    ("crossover_length", (768, 2, 4), 769, "expansion-missing+crossover-off-by-one"),
+    ("attention_memory_bytes", (300, 4), 300 * 4 * 8, "linear-in-n+bits-not-bytes"),
+])
+def test_compounds_of_memory_mistakes_are_named(function, args, value, expected):
+    from autograder.misconceptions import diagnose
+    entry = diagnose(function, args, value)
+    assert entry.id == expected and entry.sentence.startswith("It looks like two mistakes together. First, ")
+
+
+def test_a_single_entry_is_preferred_to_a_compound():
+    from autograder.misconceptions import diagnose
+    Q, K, V = _qkv()
+    out, w = _pair(lambda q, k: q @ k.T, Q, K, V)
+    assert diagnose("cross_attention", (Q, K, V), (out, w)).id == "no-scaling"
