@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from . import cgroups, layers, seccomp
+from .namespaces import PidNamespaces
 from .limits import Limits
 
 
@@ -36,7 +37,7 @@ def main(argv=None) -> int:
         for sig in (signal.SIGTERM, signal.SIGHUP):         # so that the reaper below still runs
             signal.signal(sig, _exit_cleanly)
         control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
-        _serve(control, root, shell)
+        _serve(control, root, shell, PidNamespaces())
     except OSError:
         pass                                               # the grader went away
     finally:
@@ -55,7 +56,7 @@ def _reap_everything(root: Path) -> None:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def _serve(control, root: Path, shell) -> None:
+def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
     while True:
         try:
             msg, fds, _, _ = socket.recv_fds(control, 65536, 2)
@@ -67,7 +68,7 @@ def _serve(control, root: Path, shell) -> None:
             request = json.loads(msg)
             if request.get("op") != "spawn" or len(fds) != 2:
                 raise ValueError("bad request")
-            reply = {"pid": _spawn(control, fds, request, root, shell)}
+            reply = {"pid": _spawn(control, fds, request, root, shell, pid_namespaces)}
         except (ValueError, KeyError, TypeError, OSError) as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
@@ -76,8 +77,8 @@ def _serve(control, root: Path, shell) -> None:
         control.send(json.dumps(reply).encode())
 
 
-def _spawn(control, fds: list[int], request: dict, root: Path, shell) -> int:
-    pid = os.fork()
+def _spawn(control, fds: list[int], request: dict, root: Path, shell, pid_namespaces: PidNamespaces) -> int:
+    pid = pid_namespaces.fork()                               # the worker is the init of a new PID namespace
     if pid:
         return pid
     code = 1

@@ -45,7 +45,7 @@ def detect() -> dict[str, str]:
         "scrubbed environment": "available",
         "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
         "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)": seccomp.available() or "available",
-        **{name: unshare for name in namespaces.NAMESPACES},
+        **{name: unshare for name in [*namespaces.NAMESPACES, "PID namespace"]},
         "private /tmp and /dev/shm (size-capped tmpfs)": unshare,
         "unprivileged uid (Python bound read-only where its folder is private)": unshare if root else
             "missing: not root",
@@ -124,12 +124,13 @@ def _children(directory: str, skip: set, hide: bool = False) -> set[str]:
 def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str, str]:
     """Apply every available layer to this (child) process; returns layer -> status."""
     status = {"session": _new_session()}
-    uid = sandbox_uid(os.getpid())                   # the pid the grader knows, before a PID namespace
+    uid = sandbox_uid(namespaces.host_pid())         # the pid the grader knows, not the namespace's 1
     root = os.geteuid() == 0
     if cgroup_dirs:
         cgroups.join(cgroup_dirs)
         status["cgroup"] = "applied"
-    status.update(namespaces.enter() if root else {n: "missing: not root" for n in namespaces.NAMESPACES})
+    status.update(namespaces.enter() if root else
+                  {n: "missing: not root" for n in [*namespaces.NAMESPACES, "PID namespace"]})
     mounts = status.get("mount namespace") == "applied"
     if mounts:
         status["python for any uid"] = _reveal_python()

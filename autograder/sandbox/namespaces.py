@@ -1,32 +1,29 @@
 """Namespaces and private mounts for a worker (needs root; each step reports what it did).
 
-``enter`` gives the worker its own network, System V IPC, mount and PID namespaces. In the
+``enter`` gives the worker its own network, System V IPC and mount namespaces; the fork server
+starts each worker as the init of a new PID namespace (``PidNamespaces``), so when the worker
+ends, the kernel ends every process the student started. In the
 mount namespace ``private_tmp`` mounts one size-capped tmpfs over ``/tmp`` that holds the
 working folder and backs ``/dev/shm``, so nothing the student writes reaches the disk or other
 processes, and one submission cannot fill the disk. ``reveal`` makes folders an unprivileged
 uid could not traverse (Python under ``/root``) reachable: a tmpfs covers the closed folder and
-only the paths Python needs are bound back, read-only. For the PID namespace a small keeper
-process stays outside and waits; the worker is the namespace's init, so when it ends, the
-kernel ends every process the student started.
+only the paths Python needs are bound back, read-only.
 """
 from __future__ import annotations
 
 import ctypes
 import os
-import signal
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG = 1
-NAMESPACES = {"network namespace": CLONE_NEWNET, "IPC namespace": CLONE_NEWIPC,
-              "mount namespace": CLONE_NEWNS, "PID namespace": CLONE_NEWPID}
+NAMESPACES = {"network namespace": CLONE_NEWNET, "IPC namespace": CLONE_NEWIPC, "mount namespace": CLONE_NEWNS}
 WORKDIR = "/tmp/work"
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def enter() -> dict[str, str]:
-    """Unshare each namespace in turn (PID last: it forks the keeper); layer -> status."""
+    """Unshare each namespace in turn; layer -> status (the PID namespace came with the fork)."""
     status = {}
     for name, flag in NAMESPACES.items():
         if not hasattr(_libc, "unshare"):
@@ -35,35 +32,38 @@ def enter() -> dict[str, str]:
             status[name] = f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
         else:
             status[name] = "applied"
-    if status["PID namespace"] == "applied":
-        _fork_keeper()
+    status["PID namespace"] = "applied (the worker is its init)" if os.getpid() == 1 else \
+        "missing: the fork server could not create one"
     return status
 
 
-def _fork_keeper() -> None:
-    """The child goes on as the new PID namespace's init; this process waits for it outside, holding
-    nothing (no socket, no output), and exits with it. It dies with the fork server."""
-    pid = os.fork()
-    if pid == 0:
-        return
-    code = 1
+def host_pid() -> int:
+    """This process's pid as the grader sees it (inside a new PID namespace, getpid() is 1)."""
     try:
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        os.closerange(0, 1 << 16)
-        code = _wait(pid)
-    finally:
-        os._exit(code)
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
 
 
-def _wait(pid: int) -> int:
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            return os.waitstatus_to_exitcode(status) & 0xFF
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            return 1
+class PidNamespaces:
+    """In the fork server: each fork in ``fresh()`` starts a new PID namespace (the child is its init);
+    afterwards the fork server's own children go back to its namespace. Needs root; else no-op."""
+
+    def __init__(self):
+        self.own = None
+        if os.geteuid() == 0 and hasattr(_libc, "setns"):
+            try:
+                self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self.own = None
+
+    def fork(self) -> int:
+        fresh = self.own is not None and _libc.unshare(CLONE_NEWPID) == 0
+        pid = os.fork()
+        if pid and fresh and _libc.setns(self.own, CLONE_NEWPID) != 0:
+            os.close(self.own)                        # cannot go back: no more PID namespaces
+            self.own = None
+        return pid
 
 
 def private_tmp(size_bytes: int, uid: int | None, keep=()) -> str:
