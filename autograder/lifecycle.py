@@ -9,7 +9,8 @@ Every process a run starts is tied to the process that started it:
   ends, so a child must be started from a thread that lives as long as the run
   (the thread that runs the batch).
 - the sandbox fork server ends when its control socket closes, which the
-  kernel does when its owner dies (see ``autograder.sandbox.forkserver``).
+  kernel does when its owner dies, and, when it was started from the owner's
+  main thread, also on SIGTERM as its parent dies (it then ends its workers).
 
 ``stop_on_signals()`` turns SIGINT, SIGTERM and SIGHUP into ``Stop``, raised
 in the main thread once, except inside ``critical()`` (a record being
@@ -41,12 +42,13 @@ class Stop(BaseException):
         self.exit_code = 128 + signum
 
 
-def die_with_parent(parent_pid: int) -> None:
-    """SIGKILL this process when its parent ends; exit now if the parent already ended."""
+def die_with_parent(parent_pid: int, sig: int = signal.SIGKILL) -> None:
+    """Get ``sig`` when the parent ends (SIGKILL unless the child cleans up on another), or now if
+    the parent already ended."""
     if _libc is not None and hasattr(_libc, "prctl"):
-        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        _libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0)
     if os.getppid() != parent_pid:               # the parent died before the request took effect
-        os._exit(1)
+        os.kill(os.getpid(), sig)
 
 
 class _Guard:

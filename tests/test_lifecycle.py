@@ -134,7 +134,7 @@ def test_a_child_whose_parent_already_died_exits():
     code = ("import os\nfrom autograder.lifecycle import die_with_parent\n"
             "die_with_parent(os.getppid() + 1000000)\nprint('survived')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1 and "survived" not in proc.stdout
+    assert proc.returncode == -signal.SIGKILL and "survived" not in proc.stdout
 
 
 def test_a_stop_signal_waits_for_the_record_being_written():
@@ -160,3 +160,29 @@ def test_a_stop_signal_raises_once():
         os.kill(os.getpid(), signal.SIGINT)        # while the run cleans up: ignored
         time.sleep(0.05)
     assert raised == 1
+
+
+LEAKY_OWNER = """
+import os, time
+from autograder.sandbox.session import ForkServer
+server = ForkServer()
+if os.fork() == 0:                  # a process that kept a copy of the control socket by mistake
+    time.sleep(60)
+    os._exit(0)
+time.sleep(60)
+"""
+
+
+def test_the_fork_server_dies_with_its_grader_even_if_its_socket_leaked():
+    from run_tree import TreeRun, cmdline
+    run = TreeRun([sys.executable, "-c", LEAKY_OWNER])
+    run.wait_until(lambda: len(run.processes()) >= 3, timeout=60)
+    (server,) = [p for p in run.processes() if "autograder.sandbox.forkserver" in cmdline(p)]
+    leak = [p for p in run.processes() if p not in (run.pid, server)]
+    run.signal(signal.SIGKILL)
+    try:
+        assert _wait_for(lambda: _state(server) in ("Z", "X", "gone"), 5)
+    finally:
+        for pid in leak:                 # ours: below our own launcher
+            os.kill(pid, signal.SIGKILL)
+        run.end(within=10)

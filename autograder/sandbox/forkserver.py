@@ -6,7 +6,10 @@ gradebook; see ``autograder.sandbox``). The grader talks to it over a
 SOCK_SEQPACKET pair: a JSON request plus, through SCM_RIGHTS, the worker's end
 of a fresh socket pair; the reply names the worker's pid.
 
-    python -m autograder.sandbox.forkserver CONTROL_FD SANDBOX_ROOT
+    python -m autograder.sandbox.forkserver CONTROL_FD SANDBOX_ROOT [PARENT_PID]
+
+With PARENT_PID it gets SIGTERM when that process (the grader) dies, even
+while it is still starting, and then ends every worker.
 """
 from __future__ import annotations
 
@@ -27,15 +30,18 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     control = socket.socket(fileno=int(argv[0]))
     root = Path(argv[1])
+    for sig in (signal.SIGTERM, signal.SIGHUP):             # so that the reaper below still runs
+        signal.signal(sig, _exit_cleanly)
     try:
+        if len(argv) > 2:
+            from ..lifecycle import die_with_parent
+            die_with_parent(int(argv[2]), signal.SIGTERM)
         from .worker import make_shell, warm_imports
         warm_imports()
         layers.read_paths()                                  # computed once, inherited by every worker
         seccomp.prepare()                                    # built once, loaded by every worker
         shell = make_shell()
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
-        for sig in (signal.SIGTERM, signal.SIGHUP):         # so that the reaper below still runs
-            signal.signal(sig, _exit_cleanly)
         control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
         _serve(control, root, shell, PidNamespaces())
     except OSError:

@@ -42,8 +42,11 @@ class ForkServer:
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "MPLCONFIGDIR": str(self.root), "IPYTHONDIR": str(self.root / ".ipython"),
                **layers.thread_env()}
+        # Parent death is signalled when the starting *thread* ends: only the main thread lives as long
+        # as this process (Dask starts servers from pool threads; those rely on the socket closing).
+        parent = [str(os.getpid())] if threading.current_thread() is threading.main_thread() else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder.sandbox.forkserver", str(theirs.fileno()), str(self.root)],
+            [sys.executable, "-m", "autograder.sandbox.forkserver", str(theirs.fileno()), str(self.root), *parent],
             pass_fds=[theirs.fileno()], env=env, cwd=self.root, start_new_session=True,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         theirs.close()
