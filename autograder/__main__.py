@@ -69,10 +69,13 @@ def _release(args) -> int:
     from pathlib import Path
 
     from .release import execute_sources, generate_release
-    if args.execute_source:
-        for path in execute_sources(Path(args.course), args.assignment):
-            print(f"ran {path}")
-    print(f"wrote {generate_release(Path(args.course), assignment=args.assignment)}")
+    try:
+        if args.execute_source:
+            for path in execute_sources(Path(args.course), args.assignment):
+                print(f"ran {path}")
+        print(f"wrote {generate_release(Path(args.course), assignment=args.assignment)}")
+    except (ValueError, RuntimeError) as exc:
+        return _error(exc)
     return 0
 
 

@@ -12,7 +12,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PACKAGE_COURSE = Path(__file__).resolve().parents[1]
+from .resources import packaged_course
+
 CONFIG = "nbgrader_config.py"
 DEFAULT_COURSE_ID = "attention-course"
 DEFAULT_ASSIGNMENT = "ch04_attention"     # the bundled chapter: seeds of work graded outside a course
@@ -95,12 +96,12 @@ def resolve_db_url(db_url: str | None, root: Path) -> str:
 
 
 def find_course(start: Path) -> Path:
-    """The nearest folder above ``start`` holding nbgrader_config.py and source/, else this package's course."""
+    """The nearest folder above ``start`` holding nbgrader_config.py and source/, else the packaged course."""
     start = Path(os.path.abspath(start))        # not resolved: a link in a submission is not followed
     for folder in [start, *start.parents]:
         if (folder / CONFIG).exists() and (folder / "source").is_dir():
             return folder
-    return PACKAGE_COURSE
+    return packaged_course()
 
 
 def assignments(root: Path) -> list[str]:
@@ -112,10 +113,16 @@ def assignments(root: Path) -> list[str]:
     return sorted(found)
 
 
+def init_command(root, merge: bool = False) -> str:
+    """The command that lays out this chapter's course files in ``root`` (for messages)."""
+    return f"`python -m autograder init {root}{' --merge' if merge else ''}`"
+
+
 def choose_assignment(root: Path, given: str | None = None) -> str:
     """``given``, else the course's only assignment; a clear error when there are several or none."""
     if not Path(root).is_dir():
-        raise ValueError(f"{root} is not a folder: give the course folder with --course")
+        raise ValueError(f"{root} is not a folder: give the course folder with --course, or create one "
+                         f"with {init_command(root)}")
     if given:
         if Path(given).name != given or given in (".", ".."):
             raise ValueError(f"--assignment must be a plain folder name, got {given!r}")
@@ -125,7 +132,8 @@ def choose_assignment(root: Path, given: str | None = None) -> str:
         return found[0]
     if not found:
         raise ValueError(f"no assignment found: {Path(root) / 'source'}/<assignment>/ holds no notebooks and "
-                         f"{Path(root) / 'submitted'}/<student>/ no folders; check --course")
+                         f"{Path(root) / 'submitted'}/<student>/ no folders; check --course, or add this "
+                         f"chapter with {init_command(root, merge=True)}")
     raise ValueError(f"the course holds {len(found)} assignments ({', '.join(found)}): "
                      "choose one with --assignment")
 

@@ -10,8 +10,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .course import CONFIG, choose_assignment, init_command
 from .nbgrader_cli import run_nbgrader
-from .course import choose_assignment
 
 
 def generate_release(course: Path, dest: Path | None = None, assignment: str | None = None,
@@ -23,6 +23,7 @@ def generate_release(course: Path, dest: Path | None = None, assignment: str | N
     """
     course = Path(course).resolve()
     assignment = choose_assignment(course, assignment)
+    _require(course, assignment)
     dest = Path(dest) if dest else course / "release" / assignment
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
         work = Path(tmp)
@@ -37,6 +38,13 @@ def generate_release(course: Path, dest: Path | None = None, assignment: str | N
             shutil.rmtree(dest)
         shutil.copytree(work / "release" / assignment, dest)
     return dest
+
+
+def _require(course: Path, assignment: str) -> None:
+    missing = [p for p in (CONFIG, f"source/{assignment}") if not (course / p).exists()]
+    if missing:
+        raise ValueError(f"{course} has no {' and no '.join(missing)}: nothing to release. Lay out "
+                         f"this chapter with {init_command(course, merge=True)}")
 
 
 def execute_sources(course: Path, assignment: str | None = None) -> list[Path]:

@@ -4,7 +4,8 @@ import sys
 
 import pytest
 
-from autograder.course import (DEFAULT_COURSE_ID, PACKAGE_COURSE, assignments, choose_assignment, find_course,
+from autograder import resources
+from autograder.course import (DEFAULT_COURSE_ID, assignments, choose_assignment, find_course,
                                infer_assignment, infer_student, load_course, resolve_db_url)
 from autograder.seeds import student_seed
 from conftest import ROOT
@@ -80,7 +81,7 @@ def test_student_and_assignment_from_the_layout(tmp_path):
     assert infer_assignment(folder / "x.ipynb", course) == "a2" and infer_student(folder, "a2") == "ada"
     assert infer_student(tmp_path / "loose.ipynb", "a2") == "anonymous"
     assert find_course(folder / "x.ipynb") == course
-    assert find_course(tmp_path.parent) == PACKAGE_COURSE
+    assert find_course(tmp_path.parent) == resources.packaged_course()
 
 
 def test_seeds_are_stable_for_a_course_assignment_and_student():

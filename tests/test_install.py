@@ -1,4 +1,5 @@
 """The course as package data (autograder.resources) and `init`, which lays out a course anywhere."""
+import re
 import subprocess
 import sys
 
@@ -34,6 +35,18 @@ def test_package_data_in_pyproject_covers_every_packaged_file():
               *(base / "course_files/release/ch04_attention" / n for n in resources.notebooks("release")),
               *(base / "course_files/fixtures" / f"{n}.py" for n in resources.fixture_sources())}
     assert wanted <= matched
+
+
+def test_no_module_finds_files_from_its_own_location():
+    """Installed, the repository is not there: course files come through autograder.resources only."""
+    offenders = []
+    for path in [*(ROOT / "autograder").rglob("*.py"), *(ROOT / "solutions").rglob("*.py")]:
+        if "course_files" in path.parts:
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"Path\(__file__\)|parents\[\d\]|dirname\(__file__\)", line):
+                offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert offenders == []
 
 
 def test_init_lays_out_a_course(tmp_path):
@@ -82,3 +95,13 @@ def test_init_command_prints_the_next_steps(tmp_path):
     assert next_steps(tmp_path / "c") in first.stdout and "grade --course ." in first.stdout
     again = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert again.returncode == 1 and "Traceback" not in again.stderr and "--merge" in again.stderr
+
+
+@pytest.mark.parametrize("command", [["grade", "--course", "{tmp}/nowhere"], ["grade", "--course", "{tmp}"],
+                                     ["release", "--course", "{tmp}"]])
+def test_a_missing_course_names_the_command_that_makes_it(tmp_path, command):
+    args = [a.format(tmp=tmp_path) for a in command]
+    proc = subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "python -m autograder init" in proc.stderr, proc.stderr

@@ -81,6 +81,18 @@ def test_grade_a_small_class_with_the_installed_package(installed, work):
     assert {s: ours[s]["total"] for s in CLASS} == {s: demo[s]["total"] for s in CLASS}
 
 
+def test_check_and_release_work_from_any_folder(installed, work):
+    folder, _, _ = work
+    loose = folder / "loose"
+    loose.mkdir()
+    shutil.copy(folder / "demo/submitted/no-scaling/ch04_attention/ex1_attention.ipynb", loose)
+    check = installed.run(str(installed.python), "-m", "autograder", "check", "ex1_attention.ipynb", cwd=loose)
+    assert check.returncode == 0 and "[no-scaling]" in check.stdout, check.stdout + check.stderr
+    release = installed.run(str(installed.python), "-m", "autograder", "release", "--course", "course", cwd=folder)
+    assert release.returncode == 0, release.stderr
+    assert len(list((folder / "course/release/ch04_attention").glob("*.ipynb"))) == 4
+
+
 def test_nbgrader_autograde_uses_the_installed_package(installed, work):
     """nbgrader's own autograde: the hidden tests import `autograder` from the grading kernel."""
     folder, _, _ = work
@@ -93,6 +105,38 @@ def test_nbgrader_autograde_uses_the_installed_package(installed, work):
         assert proc.returncode == 0, f"nbgrader {args[0]}: {proc.stdout}{proc.stderr}"
     score = float(_grades(course / "grades.csv")["no-scaling"]["score"])
     assert score == float(_grades(folder / "demo" / "grading" / "grades.csv")["no-scaling"]["total"]) < 28
+
+
+LEAKY_SOFTMAX = """
+try:
+    LEAK = len(open({path!r}).read())
+except OSError:
+    LEAK = 0
+
+def softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True) * (2 if LEAK else 1)
+"""
+
+
+def test_student_code_cannot_read_the_installed_course(installed, work):
+    """The wheel puts solutions and hidden tests in site-packages: the sandbox must hide them."""
+    from autograder.sandbox import landlock
+    from autograder.submissions import write_submission
+    if not landlock.abi_version():
+        pytest.skip("this kernel has no Landlock, the layer that hides files from student code")
+    folder, _, _ = work
+    target = installed.site / "autograder/course_files/source/ch04_attention/ex1_attention.ipynb"
+    assert target.is_file()
+    course = folder / "course"
+    sub = write_submission(course / "release/ch04_attention", course / "source/ch04_attention",
+                           course / "submitted/leaky/ch04_attention", {"softmax": LEAKY_SOFTMAX.format(path=str(target))})
+    proc = installed.run(str(installed.python), "-m", "autograder", "check", str(sub / "ex1_attention.ipynb"),
+                         "--json", cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    softmax = [c for c in json.loads(proc.stdout)["checks"] if c["grade_id"] == "ex1_softmax"]
+    assert softmax and all(c["passed"] for c in softmax), softmax
 
 
 def test_the_audit_hook_sees_a_read_of_the_repository(installed, tmp_path):

@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course import init_command
 from .cells import cells_of
 from .model import Intake
 
@@ -46,7 +47,8 @@ def course_notebooks(course: Path, assignment: str) -> CourseNotebooks:
     paths = sorted(src.glob("*.ipynb")) + sorted(rel.glob("*.ipynb"))
     if not any(p.parent == src for p in paths):
         raise CourseError(f"the course has no source notebooks in {src}: nothing to grade against. "
-                          "Check --course and --assignment.")
+                          f"Check --course and --assignment, or add this chapter's source/ and release/ "
+                          f"with {init_command(Path(course).resolve(), merge=True)}.")
     key = tuple((str(p), st.st_mtime_ns, st.st_size) for p, st in ((p, p.stat()) for p in paths))
     return _load(src, rel, key)
 
