@@ -15,7 +15,6 @@ from autograder.outputs.csvout import write_grades_csv
 from autograder.records import OutputError, atomic_write, file_name, read_record, record_path, write_record
 from autograder.textreport import check_table
 from batch_helpers import make_class, read_csv
-from conftest import ROOT
 
 FORMULAS = ['=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(A1:A9)", "\tx", "\rx"]
 ODD_IDS = ["s" * 240, "é" * 127 + "x", "-leading-dash", "..dots..", "日本語 name", "=1+1"]
@@ -92,21 +91,23 @@ class _Gradebook:
     def __init__(self):
         self.records = None
 
-    def finish(self, records):
+    def finish(self, records, submitted=None):
         self.records = records
+        return {}
 
 
 def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
+    from autograder.outputs import feedback
     records = [failed_record(s, "x") for s in ("ann", "bob", "cid")]
     real = feedback.write_feedback
 
-    def flaky(path, record):
+    def flaky(path, record, late=None):
         if record["student_id"] == "bob":
             raise OutputError("could not write bob's page: No space left on device")
-        real(path, record)
+        real(path, record, late)
     monkeypatch.setattr(feedback, "write_feedback", flaky)
     gradebook = _Gradebook()
-    errors = outputs.write_outputs(tmp_path, records, course=ROOT, assignment="a", gradebook=gradebook)
+    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a", gradebook=gradebook)
     assert len(errors) == 1 and "'bob'" in errors[0] and "No space left" in errors[0]
     assert (tmp_path / "feedback/ann/index.html").exists() and (tmp_path / "feedback/cid/index.html").exists()
     assert (tmp_path / "results/bob/results.json").exists() and len(gradebook.records) == 3

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..course import load_course
 from ..inert import shown
+from ..lateness import Lateness, submission_times
 from ..records import OutputError
 
 # The writers are imported when used: the gradebook writer process (``python -m
@@ -16,27 +17,48 @@ def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: s
     """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
     for ``gradebook_url``, by default the course's own gradebook).
 
-    Returns what could not be written, one line each: one student's failed page never stops the others'.
+    The gradebook comes first: it says how late each submission was and what that cost (nbgrader's
+    late penalties), which every other output shows. Returns what could not be written, one line
+    each: one student's failed page never stops the others'.
     """
     from .csvout import write_grades_csv
-    from .feedback import write_feedback
     from .gradebook import GradebookWriter
-    from .gradescope import write_results_json
     from .report import write_report
     records = sorted(records, key=lambda r: r["student_id"])
     settings = load_course(course)
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
-    errors = [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records),) if e]
+    late, errors = _lateness(gradebook, records, settings.root, assignment)
+    errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
+    delivery = []
     for record in records:
-        who = shown(record["student_id"])
-        errors += [e for e in (
-            _attempt(f"feedback of {who}", write_feedback, out / "feedback" / record["student_id"] / "index.html",
-                     record),
-            _attempt(f"results.json of {who}", write_results_json,
-                     out / "results" / record["student_id"] / "results.json", record)) if e]
-    errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment),
-                           _attempt("the gradebook", gradebook.finish, records)) if e]
+        errors += _student_outputs(out, record, late.get(record["student_id"]), settings, assignment, delivery)
+    errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
+                                    late, delivery),) if e]
     return errors
+
+
+def _lateness(gradebook, records: list[dict], course: Path, assignment: str) -> tuple[dict, list[str]]:
+    """Each student's Lateness: the submission time from timestamp.txt, the rest from the gradebook."""
+    times = submission_times(course, assignment, [r["student_id"] for r in records])
+    answer: dict = {}
+    error = _attempt("the gradebook", lambda: answer.update(
+        gradebook.finish(records, {s: t.text() for s, t in times.items()}) or {}))
+    return {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}, [error] if error else []
+
+
+def _student_outputs(out: Path, record: dict, late, course, assignment: str, delivery: list[str]) -> list[str]:
+    """One student's pages: ours, results.json and nbgrader's per-notebook feedback (``delivery`` collects
+    why nbgrader cannot deliver some)."""
+    from .feedback import write_feedback
+    from .gradescope import write_results_json
+    from .nbfeedback import write_notebook_feedback
+    who, student = shown(record["student_id"]), record["student_id"]
+    errors = [_attempt(f"feedback of {who}", write_feedback, out / "feedback" / student / "index.html", record, late),
+              _attempt(f"results.json of {who}", write_results_json, out / "results" / student / "results.json",
+                       record, late),
+              _attempt(f"nbgrader feedback of {who}", lambda: delivery.extend(
+                  filter(None, [write_notebook_feedback(course, assignment, record, late)])))]
+    return [e for e in errors if e]
 
 
 def _attempt(what: str, write, *args) -> str | None:

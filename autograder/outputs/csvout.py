@@ -6,10 +6,14 @@ import io
 from pathlib import Path
 
 from ..inert import csv_cell
+from ..lateness import Lateness, score
 from ..records import atomic_write
 from ..rubric import CATEGORIES, NOTEBOOKS
 
-COLUMNS = ["student_id", "total", "max_total", "needs_review", *CATEGORIES, *NOTEBOOKS, "diagnoses"]
+# total is the score after any late penalty (nbgrader export's ``score``); the category and notebook
+# columns are the points before it.
+COLUMNS = ["student_id", "total", "max_total", "needs_review", "submitted", "seconds_late", "late_penalty",
+           *CATEGORIES, *NOTEBOOKS, "diagnoses"]
 
 
 def notebook_scores(record: dict) -> dict[str, int]:
@@ -19,18 +23,21 @@ def notebook_scores(record: dict) -> dict[str, int]:
     return scores
 
 
-def csv_row(record: dict) -> dict:
+def csv_row(record: dict, late: Lateness | None = None) -> dict:
     diagnoses = sorted({c["diagnosis"] for c in record["checks"] if c.get("diagnosis")})
-    return {"student_id": record["student_id"], "total": record["total"], "max_total": record["max_total"],
-            "needs_review": str(bool(record["needs_review"])).lower(),
+    late = late or Lateness()
+    return {"student_id": record["student_id"], "total": f"{score(record['total'], late):g}",
+            "max_total": record["max_total"], "needs_review": str(bool(record["needs_review"])).lower(),
+            "submitted": late.submitted, "seconds_late": f"{late.seconds_late:g}", "late_penalty": f"{late.penalty:g}",
             **{c: record["categories"][c]["earned"] for c in CATEGORIES},
             **notebook_scores(record), "diagnoses": ";".join(diagnoses)}
 
 
-def write_grades_csv(path: Path, records: list[dict]) -> None:
+def write_grades_csv(path: Path, records: list[dict], late: dict[str, Lateness] | None = None) -> None:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow({k: csv_cell(v) for k, v in csv_row(record).items()})   # no cell runs as a formula
+        row = csv_row(record, (late or {}).get(record["student_id"]))
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})   # no cell runs as a formula
     atomic_write(path, buf.getvalue())

@@ -5,12 +5,13 @@ from html import escape
 from pathlib import Path
 
 from ..inert import terminal
+from ..lateness import Lateness, score
 from ..records import atomic_write
 from . import svg
 from .html import image, page, table
 
-def _check_rows(record: dict):
-    for c in record["checks"]:
+def check_rows(checks):
+    for c in checks:
         status = '<span class="pass">passed</span>' if c["passed"] else '<span class="fail">failed</span>'
         diag = f' <span class="tag">{escape(c["diagnosis"])}</span>' if c.get("diagnosis") else ""
         message = "" if c["passed"] else escape(c["message"]) + diag
@@ -18,10 +19,10 @@ def _check_rows(record: dict):
                f'{c["points"]}/{c["max_points"]}', message]
 
 
-def _plots(record: dict) -> list[str]:
+def plots(checks) -> list[str]:
     """Heatmaps for failed masking and weights checks that kept the student's weights."""
     out, seen = [], set()
-    for c in record["checks"]:
+    for c in checks:
         d = c.get("details") or {}
         if c["passed"] or "student_weights" not in d or c["grade_id"] in seen:
             continue
@@ -31,15 +32,17 @@ def _plots(record: dict) -> list[str]:
     return out
 
 
-def feedback_html(record: dict) -> str:
-    parts = [f"<p><strong>Total: {record['total']} / {record['max_total']}</strong></p>"]
+def feedback_html(record: dict, late: Lateness | None = None) -> str:
+    parts = [f"<p><strong>Total: {score(record['total'], late):g} / {record['max_total']}</strong></p>"]
+    if late and late.describe():
+        parts.append(f"<p>Submission time: {escape(late.describe())}.</p>")
     if record.get("needs_review"):
         items = "".join(f"<li>{escape(p)}</li>" for p in record.get("integrity", []))
         parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
     cats = ", ".join(f"{k} {v['earned']}/{v['max']}" for k, v in record["categories"].items())
     parts.append(f"<p>By category: {escape(cats)}</p>")
-    parts.append(table(["cell", "check", "result", "points", "what to change"], _check_rows(record)))
-    parts += _plots(record)
+    parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(record["checks"])))
+    parts += plots(record["checks"])
     if record.get("notes"):
         parts.append("<h2>Errors in your notebook</h2><ul>" +
                      "".join(f"<li>{escape(n)}</li>" for n in record["notes"]) + "</ul>")
@@ -49,5 +52,5 @@ def feedback_html(record: dict) -> str:
     return page(f"Feedback for {record['student_id']}: scaled dot-product attention", "\n".join(parts))
 
 
-def write_feedback(path: Path, record: dict) -> None:
-    atomic_write(path, feedback_html(record))
+def write_feedback(path: Path, record: dict, late: Lateness | None = None) -> None:
+    atomic_write(path, feedback_html(record, late))

@@ -43,12 +43,21 @@ class GradebookWriter:
         writer never sees the end of its input."""
         return [f.fileno() for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if f and not f.closed]
 
-    def finish(self, records: list[dict]) -> None:
+    def finish(self, records: list[dict], submitted: dict[str, str] | None = None) -> dict[str, dict]:
+        """Send the scores (and each submission's time, nbgrader's format); return, per student, how
+        late nbgrader's gradebook says the work was and each notebook's late penalty."""
+        submitted = submitted or {}
         scores = [{"student": r["student_id"], "review": bool(r["needs_review"]),
+                   "submitted": submitted.get(r["student_id"], ""),
                    "earned": {g: c["earned"] for g, c in r.get("cells", {}).items()}} for r in records]
         out, err = self.proc.communicate(json.dumps(scores), timeout=600)
         if self.proc.returncode != 0:
             raise OutputError(f"could not update the gradebook: {err.strip()[-800:]}")
+        try:
+            return json.loads(out)
+        except ValueError:
+            raise OutputError(f"the gradebook writer answered {out[-200:]!r}, not the lateness of each "
+                              "submission") from None
 
     def abandon(self) -> None:
         if self.proc.poll() is None:

@@ -1,7 +1,11 @@
 """The gradebook writer process (see ``autograder.outputs.gradebook``): nbgrader's API, nothing else.
 
     python -m autograder.outputs.gradebook_writer DB_URL COURSE ASSIGNMENT \
-        [--parent PID --lock-fd FD --lock PATH] < scores.json
+        [--parent PID --lock-fd FD --lock PATH] < scores.json > lateness.json
+
+It records each submission's time and scores, assigns late penalties as nbgrader does
+(``latepenalties``) and prints, per student, how late the work was and each notebook's
+penalty, which the other outputs then show.
 
 With ``--parent`` it dies with the grading run that started it. With
 ``--lock-fd`` it holds the run's output-folder lock (see ``runlock``) and
@@ -11,6 +15,7 @@ writes after a newer run started.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -19,6 +24,7 @@ from pathlib import Path
 
 from ..course import load_course
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
+from .latepenalties import LatePenalties
 from .runlock import belongs_to_run
 
 GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
@@ -55,19 +61,32 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
                                             locked=bool(meta.get("locked")), checksum=checksum)
 
 
-def write_scores(gb, assignment: str, scores: list[dict]) -> None:
-    from nbgrader.api import MissingEntry
+def write_scores(gb, assignment: str, scores: list[dict], late: LatePenalties) -> dict:
+    """Scores and submission times as ``nbgrader autograde`` records them; then its late penalties."""
     for s in scores:
-        gb.update_or_create_student(s["student"])
-        try:
-            submission = gb.find_submission(assignment, s["student"])
-        except MissingEntry:
-            submission = gb.add_submission(assignment, s["student"])
+        submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 grade.auto_score = float(s["earned"].get(grade.name, 0))
                 grade.needs_manual_grade = s["review"] and grade.max_score > 0
     gb.db.commit()
+    lateness = {s["student"]: late.assign(gb, assignment, s["student"]) for s in scores}
+    gb.db.commit()
+    return lateness
+
+
+def _submission(gb, assignment: str, student: str, submitted: str | None):
+    """The student's submission, with its time when timestamp.txt gave one (else the one recorded before)."""
+    from nbgrader.api import MissingEntry
+    from nbgrader.utils import parse_utc
+    gb.update_or_create_student(student)
+    try:
+        submission = gb.find_submission(assignment, student)
+    except MissingEntry:
+        submission = gb.add_submission(assignment, student)
+    if submitted:
+        submission.timestamp = parse_utc(submitted)
+    return submission
 
 
 def stamp_new_sqlite(db_url: str) -> None:
@@ -130,7 +149,8 @@ def main(argv=None) -> int:
     sys.modules.setdefault("rfc3987_syntax", None)
     from nbgrader.api import Gradebook
     stamp_new_sqlite(args.db_url)
-    with Gradebook(args.db_url, load_course(args.course).course_id) as gb:
+    course = load_course(args.course)
+    with Gradebook(args.db_url, course.course_id) as gb:
         if not run.ours():
             return _gone("while loading nbgrader")
         _record_structure(gb, Path(args.course), args.assignment)
@@ -140,7 +160,9 @@ def main(argv=None) -> int:
         scores = json.loads(raw)
         if not run.ours():
             return _gone("before the scores were written")
-        write_scores(gb, args.assignment, scores)
+        with contextlib.redirect_stdout(sys.stderr):     # stdout carries only the answer (a plugin may print)
+            lateness = write_scores(gb, args.assignment, scores, LatePenalties(course))
+    print(json.dumps(lateness))
     return 0
 
 

@@ -1,0 +1,61 @@
+"""How late a submission was and what it cost, as nbgrader's gradebook says (see outputs.latepenalties).
+
+A ``Lateness`` is decided when the outputs are written, not when a submission is graded, so a due date
+or an extension set later takes effect on the next ``grade --resume`` without regrading. The score of
+every output is ``score(record, lateness)``: the record's total less the penalties, never below 0, which
+is the ``score`` column of ``nbgrader export``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .timestamps import Submitted, read_timestamp
+
+
+@dataclass(frozen=True)
+class Lateness:
+    submitted: str = ""                 # the submission time, UTC ("" when timestamp.txt gave none)
+    due: str = ""                       # the due date with any extension, UTC ("" when none is set)
+    seconds_late: float = 0.0
+    penalties: dict = field(default_factory=dict)      # notebook -> points taken off
+    note: str = ""                      # why the submission time is unknown (a damaged timestamp.txt)
+
+    @property
+    def penalty(self) -> float:
+        return float(sum(self.penalties.values()))
+
+    def describe(self) -> str:
+        """One line for people: "" when on time or when no due date is set."""
+        if self.note:
+            return self.note
+        if self.seconds_late <= 0:
+            return ""
+        cost = f"; late penalty {self.penalty:g} points" if self.penalty else "; no late penalty"
+        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due}{cost}"
+
+    @classmethod
+    def from_gradebook(cls, data: dict | None, submitted: Submitted) -> Lateness:
+        """From the gradebook writer's answer for one student (see outputs.latepenalties)."""
+        data = data or {}
+        penalties = {str(k): float(v) for k, v in (data.get("penalties") or {}).items()}
+        return cls(submitted.text(), str(data.get("due") or ""), float(data.get("seconds_late") or 0.0),
+                   penalties, submitted.note or "")
+
+
+def late_text(seconds: float) -> str:
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    parts = [f"{days} d"] * bool(days) + [f"{hours} h"] * bool(hours) + [f"{minutes} min"] * bool(minutes)
+    return " ".join(parts) or f"{seconds:.0f} s"
+
+
+def score(total: float, lateness: Lateness | None) -> float:
+    """The score after the late penalty (nbgrader export's ``score``: raw score less penalty, at least 0)."""
+    return max(0.0, float(total) - (lateness.penalty if lateness else 0.0))
+
+
+def submission_times(course: Path, assignment: str, students) -> dict[str, Submitted]:
+    """Each student's ``submitted/<student>/<assignment>/timestamp.txt``, read as hostile input."""
+    return {s: read_timestamp(Path(course) / "submitted" / s / assignment) for s in students}

@@ -1,0 +1,69 @@
+"""Late-submission penalties, assigned in the gradebook writer process exactly as ``nbgrader autograde``
+assigns them: per notebook, by nbgrader's ``AssignLatePenalties`` with the plugin the course configures
+(``c.AssignLatePenalties.plugin_class``; nbgrader's default ``LateSubmissionPlugin`` gives no penalty).
+
+How late a submission is comes from nbgrader's own gradebook: the submission's timestamp (from its
+``timestamp.txt``) against the assignment's due date (``nbgrader db assignment add --duedate``) plus any
+extension. The plugin is the instructor's code, loaded from the course folder as nbgrader loads it.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..course import Course
+
+SECTIONS = ("AssignLatePenalties", "LateSubmissionPlugin")
+
+
+class LatePenalties:
+    """Loads the course's plugin on the first late submission (most batches never need it)."""
+
+    def __init__(self, course: Course):
+        self.course = course
+        self._assigner = None
+
+    def assign(self, gb, assignment: str, student: str) -> dict:
+        """Set each notebook's ``late_submission_penalty`` as nbgrader does; return what was set."""
+        submission = gb.find_submission(assignment, student)
+        late = submission.total_seconds_late
+        penalties = {}
+        for notebook in submission.notebooks:
+            notebook.late_submission_penalty = None
+            if late > 0:
+                notebook.late_submission_penalty = self._penalty(student, notebook, late)
+            penalties[notebook.name] = float(notebook.late_submission_penalty or 0.0)
+        due = submission.duedate
+        return {"seconds_late": float(late), "due": due.isoformat(sep=" ") if due else "", "penalties": penalties}
+
+    def _penalty(self, student: str, notebook, late: float) -> float | None:
+        assigner = self._load()
+        penalty = assigner.plugin_inst.late_submission_penalty(student, notebook.score, late)
+        return None if penalty is None else assigner._check_late_penalty(notebook, penalty)
+
+    def _load(self):
+        if self._assigner is None:
+            self._assigner = load_assigner(self.course)
+        return self._assigner
+
+
+def load_assigner(course: Course):
+    """nbgrader's AssignLatePenalties configured from the course's plain settings, its plugin loaded."""
+    from traitlets.config import Config
+
+    from nbgrader.preprocessors import AssignLatePenalties
+    unread = [n for n in course.unreadable if n.split(".")[0] in SECTIONS]
+    if unread:
+        raise RuntimeError(f"{', '.join('c.' + n for n in unread)} in {course.root}/nbgrader_config.py is not a "
+                           "plain value, so the grader cannot apply the course's late penalty as nbgrader "
+                           "would; name the plugin as a string, e.g. 'late.SubMarks'")
+    if str(course.root) not in sys.path:
+        sys.path.insert(0, str(course.root))       # nbgrader runs in the course folder and finds late.py there
+    try:
+        assigner = AssignLatePenalties(config=Config(course.settings))
+        assigner.init_plugin()
+    except Exception as exc:  # noqa: BLE001 - any failure of the instructor's plugin is reported as such
+        name = course.setting("AssignLatePenalties", "plugin_class", "LateSubmissionPlugin")
+        raise RuntimeError(f"could not load the late-submission plugin {name!r} named in "
+                           f"{Path(course.root) / 'nbgrader_config.py'}: {type(exc).__name__}: {exc}") from exc
+    return assigner

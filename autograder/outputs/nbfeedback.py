@@ -1,0 +1,69 @@
+"""Feedback in nbgrader's layout, so nbgrader's own commands deliver it.
+
+``<course>/feedback/<student>/<assignment>/<notebook>.html``: one page per notebook, made from our
+record, beside two files of the submission that ``nbgrader release_feedback`` requires:
+``timestamp.txt`` (it logs it) and ``submission_secret.txt`` (it names each released page by a hash
+of the secret and the notebook's name, which ``nbgrader fetch_feedback`` recomputes from the
+student's copy of the secret). A submission without a secret (not collected through nbgrader's
+exchange) still gets its pages, and a note says nbgrader cannot deliver them.
+"""
+from __future__ import annotations
+
+import re
+from html import escape
+from pathlib import Path
+
+from ..course import Course
+from ..lateness import Lateness
+from ..records import atomic_write
+from ..rubric import notebook_of
+from ..timestamps import read_small
+from .feedback import check_rows, plots
+from .html import page, table
+
+SECRET = "submission_secret.txt"
+_HEX = re.compile(rb"[0-9a-f]{16,256}")
+
+
+def feedback_folder(course: Course, student: str, assignment: str) -> Path:
+    return course.root / course.setting("CourseDirectory", "feedback_directory", "feedback") / student / assignment
+
+
+def write_notebook_feedback(course: Course, assignment: str, record, lateness: Lateness | None) -> str | None:
+    """Every notebook's page for one student; a note when nbgrader will not be able to deliver them."""
+    student = record["student_id"]
+    folder = feedback_folder(course, student, assignment)
+    for notebook in sorted({notebook_of(c["grade_id"]) for c in record["checks"]}):
+        atomic_write(folder / f"{notebook}.html", notebook_html(record, notebook, lateness))
+    submitted = course.root / "submitted" / student / assignment
+    atomic_write(folder / "timestamp.txt", lateness.submitted if lateness else "")
+    secret = _secret(submitted / SECRET)
+    if secret is None:
+        return (f"{student}: no usable {SECRET} in the submission (not collected through nbgrader's "
+                "exchange?), so nbgrader release_feedback cannot deliver this feedback; hand it out yourself")
+    atomic_write(folder / SECRET, secret)
+    return None
+
+
+def _secret(path: Path) -> bytes | None:
+    """The submission's secret when it looks like one nbgrader wrote (hex, bounded), else None."""
+    try:
+        data = read_small(path, 512).strip()
+    except (OSError, ValueError):
+        return None
+    return data if _HEX.fullmatch(data) else None
+
+
+def notebook_html(record, notebook: str, lateness: Lateness | None) -> str:
+    checks = [c for c in record["checks"] if notebook_of(c["grade_id"]) == notebook]
+    earned, most = sum(c["points"] for c in checks), sum(c["max_points"] for c in checks)
+    penalty = (lateness.penalties.get(notebook, 0.0) if lateness else 0.0)
+    parts = [f"<p><strong>Score: {earned - penalty:g} / {most}</strong></p>"]
+    if lateness and lateness.seconds_late > 0:
+        parts.append(f"<p>Late: {escape(lateness.describe())}; on this notebook {penalty:g} points.</p>")
+    if record["needs_review"]:
+        items = "".join(f"<li>{escape(p)}</li>" for p in record.get("integrity", []))
+        parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
+    parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(checks)))
+    parts += plots(checks)
+    return page(f"Feedback for {record['student_id']}: {notebook}.ipynb", "\n".join(parts))

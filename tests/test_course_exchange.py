@@ -1,0 +1,68 @@
+"""The instructor's own nbgrader workflow around `grade`: students fetch and submit through a temporary
+exchange, the instructor collects, grades with the hardened grader, and `nbgrader release_feedback` /
+`fetch_feedback` deliver our per-notebook pages (slow: several nbgrader commands)."""
+import shutil
+
+import pytest
+
+from autograder.batch import grade_batch
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.submissions import fill_notebook, reference_answers
+from batch_helpers import make_class
+from conftest import NOTEBOOKS
+
+pytestmark = pytest.mark.slow
+A = "ch04_attention"
+
+
+def _exchange(course, tmp, student: str) -> list[str]:
+    return [f"--Exchange.root={tmp / 'exchange'}", f"--Exchange.cache={tmp / 'cache' / student}",
+            "--course=attention-course", f"--student={student}", "--log-level=WARN"]
+
+
+def _student_submits(course, tmp, student: str, overrides=None, fetch=True) -> None:
+    """fetch_assignment (or a copy of release/), fill the notebooks in, submit: what a student does."""
+    import nbformat
+    home = tmp / "home" / student
+    home.mkdir(parents=True)
+    if fetch:
+        run_nbgrader(["fetch_assignment", A, *_exchange(course, tmp, student)], home, "fetch_assignment")
+    else:
+        shutil.copytree(course / "release" / A, home / A)
+    answers = reference_answers(course / "source" / A)
+    for path in sorted((home / A).glob("*.ipynb")):
+        nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
+        nbformat.write(nb, path)
+    run_nbgrader(["submit", A, *_exchange(course, tmp, student)], home, "submit")
+
+
+def test_release_and_fetch_feedback_deliver_our_pages(tmp_path):
+    course = make_class(tmp_path, [])
+    shutil.rmtree(course / "release")                     # release_assignment wants nbgrader's own release
+    ex = [f"--Exchange.root={tmp_path / 'exchange'}", "--log-level=WARN"]
+    (tmp_path / "exchange").mkdir()
+    run_nbgrader(["generate_assignment", A], course, "generate_assignment")
+    run_nbgrader(["release_assignment", A, *ex], course, "release_assignment")
+    _student_submits(course, tmp_path, "ada")
+    _student_submits(course, tmp_path, "bob", {"scaled_dot_product_attention": (
+        "def scaled_dot_product_attention(Q, K, V):\n    w = softmax(Q @ K.T, axis=-1)\n    return w @ V, w\n")},
+        fetch=False)
+    run_nbgrader(["collect", A, *ex], course, "collect")
+    assert (course / "submitted" / "ada" / A / "submission_secret.txt").exists()
+
+    result = grade_batch(course=course, workers=1, progress=False)
+    totals = {r["student_id"]: r["total"] for r in result.records}
+    assert totals["ada"] == 28 and totals["bob"] < 28
+    for student in ("ada", "bob"):
+        folder = course / "feedback" / student / A
+        assert sorted(p.stem for p in folder.glob("*.html")) == NOTEBOOKS
+        assert (folder / "timestamp.txt").exists() and (folder / "submission_secret.txt").exists()
+
+    run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")
+    for student, expect in (("ada", "8 / 8"), ("bob", "no-scaling")):
+        home = tmp_path / "home" / student
+        run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, student)], home, "fetch_feedback")
+        pages = sorted((home / A / "feedback").glob("*/*.html"))
+        assert [p.stem for p in pages] == NOTEBOOKS, pages
+        ex1 = (home / A / "feedback").glob("*/ex1_attention.html").__next__().read_text()
+        assert expect in ex1 and "ex1_attention.ipynb" in ex1

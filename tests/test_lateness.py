@@ -1,0 +1,98 @@
+"""Late submissions: nbgrader's own penalty classes on nbgrader's own gradebook, shown in every output."""
+from datetime import datetime
+
+import pytest
+
+from autograder.batch import failed_record
+from autograder.course import load_course
+from autograder.lateness import Lateness, score
+from autograder.outputs.csvout import csv_row
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.gradescope import results_json
+from autograder.outputs.latepenalties import LatePenalties
+from autograder.outputs.report import report_html
+from autograder.timestamps import Submitted
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")      # nbgrader's own add_submission
+PLUGIN = ("from nbgrader.plugins import BasePlugin\n\nclass Harsh(BasePlugin):\n"
+          "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
+          "        print('a plugin that prints')\n        return 100.0\n")
+
+
+def _course(tmp_path, config: str, plugin: str | None = PLUGIN):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + config)
+    if plugin:
+        (tmp_path / "late.py").write_text(plugin)
+    return load_course(tmp_path)
+
+
+def _gradebook(tmp_path, submitted: datetime | None):
+    from nbgrader.api import Gradebook
+
+    from autograder.outputs.gradebook_writer import stamp_new_sqlite
+    stamp_new_sqlite(f"sqlite:///{tmp_path / 'gb.db'}")                  # no `alembic heads` process
+    gb = Gradebook(f"sqlite:///{tmp_path / 'gb.db'}", "attention-course")
+    gb.add_assignment("hw", duedate=datetime(2026, 11, 2, 12))
+    for nb, points in (("one", 4.0), ("two", 6.0)):
+        gb.add_notebook(nb, "hw")
+        gb.add_grade_cell(f"{nb}_cell", nb, "hw", max_score=points, cell_type="code")
+    gb.add_student("ada")
+    submission = gb.add_submission("hw", "ada", timestamp=submitted)
+    for notebook in submission.notebooks:
+        notebook.grades[0].auto_score = 3.0
+    gb.db.commit()
+    return gb
+
+
+@pytest.mark.slow
+def test_penalty_is_what_nbgrader_assigns_clamped_to_each_notebook(tmp_path):
+    course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n")
+    with _gradebook(tmp_path, datetime(2026, 11, 2, 13, 30)) as gb:
+        late = LatePenalties(course).assign(gb, "hw", "ada")
+    assert late == {"seconds_late": 5400.0, "due": "2026-11-02 12:00:00", "penalties": {"one": 3.0, "two": 3.0}}
+
+
+@pytest.mark.slow
+def test_default_plugin_gives_no_penalty_and_on_time_loads_nothing(tmp_path):
+    course = _course(tmp_path, "", plugin=None)
+    with _gradebook(tmp_path, datetime(2026, 11, 2, 13)) as gb:
+        penalties = LatePenalties(course)
+        assert penalties.assign(gb, "hw", "ada")["penalties"] == {"one": 0.0, "two": 0.0}
+        broken = LatePenalties(_course(tmp_path, "c.AssignLatePenalties.plugin_class = 'nowhere.Gone'\n"))
+        gb.find_submission("hw", "ada").timestamp = datetime(2026, 11, 1)
+        assert broken.assign(gb, "hw", "ada")["seconds_late"] == 0.0          # on time: the plugin is not loaded
+        gb.find_submission("hw", "ada").timestamp = datetime(2026, 11, 3)
+        with pytest.raises(RuntimeError, match="could not load the late-submission plugin 'nowhere.Gone'"):
+            broken.assign(gb, "hw", "ada")
+
+
+def test_a_plugin_set_as_code_is_refused_with_what_to_write(tmp_path):
+    course = _course(tmp_path, "from late import Harsh\nc.AssignLatePenalties.plugin_class = Harsh\n")
+    from autograder.outputs.latepenalties import load_assigner
+    with pytest.raises(RuntimeError, match="c.AssignLatePenalties.plugin_class .* not a plain value.*'late.SubMarks'"):
+        load_assigner(course)
+
+
+LATE = Lateness("2026-11-02 14:00:00.000000 UTC", "2026-11-02 12:00:00", 7200.0,
+                {"ex1_attention": 2.0, "ex2_causal_mask": 2.0})
+
+
+def test_every_output_shows_the_late_score_and_why():
+    record = failed_record("ada", "x")
+    record["total"] = 20
+    assert score(20, LATE) == 16.0 and score(3, LATE) == 0.0 and score(20, None) == 20.0
+    row = csv_row(record, LATE)
+    assert (row["total"], row["seconds_late"], row["late_penalty"], row["submitted"]) == (
+        "16", "7200", "4", "2026-11-02 14:00:00.000000 UTC")
+    assert "Total: 16 / 28" in feedback_html(record, LATE) and "2 h after the due date" in feedback_html(record, LATE)
+    assert results_json(record, LATE)["score"] == 16.0 and "late penalty 4 points" in results_json(record, LATE)["output"]
+    report = report_html([record], "hw", {"ada": LATE})
+    assert "2 h after the due date" in report and "mean 16.0" in report
+
+
+def test_an_unreadable_timestamp_is_a_note_not_a_penalty():
+    note = Lateness.from_gradebook(None, Submitted(note="timestamp.txt is empty; lateness was not checked"))
+    record = failed_record("bob", "x")
+    assert note.penalty == 0.0 and csv_row(record, note)["submitted"] == ""
+    assert "timestamp.txt is empty" in report_html([record], "hw", {"bob": note})
+    assert "timestamp.txt is empty" in feedback_html(record, note)
