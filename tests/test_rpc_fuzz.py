@@ -132,7 +132,7 @@ replies = st.fixed_dictionaries({"op": st.sampled_from(["call_many", "hello", No
                                  "ok": st.booleans() | json_values, "many": many, "error": json_values})
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reply=replies, payload=st.binary(max_size=64), same_id=st.booleans())
 def test_forged_replies_fail_the_call_never_the_grader(tmp_path, reply, payload, same_id):
     answer = lambda rid, header: rpc.encode_frame(rid if same_id else rid ^ 1, reply, payload)  # noqa: E731

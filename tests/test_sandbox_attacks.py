@@ -217,3 +217,28 @@ os.write(1, b"and wrote this to fd 1")
     assert "the student printed this" in record["output"] and "and wrote this to fd 1" in record["output"]
     for secret in ("RUBRIC", "def ", "PATH=", "import"):
         assert secret not in record["output"], secret
+
+
+def test_forged_reply_ends_the_worker_and_its_daemon(server, tmp_path):
+    """A function that starts a daemon, then writes a forged reply into the grader's channel: that
+    call fails with a message, the worker and the daemon are gone, and grading goes on."""
+    from adversarial import disrupt_double_forked_daemon as daemon
+    forge = daemon.CODE + '''
+import json, os, struct, socket
+def causal_mask(n):
+    head = json.dumps({"op": "call_many", "ok": True, "many": {"items": [], "arrays": []}}).encode()
+    frame = b"\\x93AGRPC1\\x00" + struct.pack("<QI", 1, len(head)) + head + struct.pack("<Q", 0)
+    for fd in range(3, 64):
+        try:
+            if socket.socket(fileno=os.dup(fd)).type == socket.SOCK_STREAM:
+                os.write(fd, frame)
+        except OSError:
+            pass
+    return np.triu(np.full((n, n), -np.inf), k=1)
+'''
+    record = _score(server, tmp_path, forge)
+    mask = [c for c in record["checks"] if c["grade_id"] == "ex2_mask"]
+    assert mask and not any(c["passed"] for c in mask)
+    assert record["needs_review"] and any("broke the protocol" in e for e in record["integrity"])
+    assert marker_processes("agadvdaemon") == []
+    assert server.alive()
