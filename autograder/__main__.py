@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .inert import one_line
+from .inert import one_line, terminal
 
 
 def _demo(args) -> int:
@@ -12,8 +12,7 @@ def _demo(args) -> int:
     try:
         run_demo(workdir=args.dir, workers=args.workers)
     except DemoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return _error(exc)
     return 0
 
 
@@ -27,7 +26,7 @@ def _grade(args) -> int:
                                  workers=args.workers, resume=args.resume, scheduler=args.scheduler,
                                  students=args.student or None, gradebook_url=args.gradebook)
     except Stop as stop:
-        print(_stopped(args, stop), file=sys.stderr)
+        print(terminal(_stopped(args, stop)), file=sys.stderr)
         return stop.exit_code
     except (OutputError, ValueError, RuntimeError) as exc:
         return _error(exc)

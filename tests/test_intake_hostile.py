@@ -230,3 +230,13 @@ def test_broken_json_is_read_in_linear_time(course, text):
     intake = _intake(course)
     assert time.monotonic() - start < 20
     assert any(f"{NB}.ipynb is not valid JSON" in p for p in intake.problems)
+
+
+def test_a_notebook_past_the_hard_limit_is_never_read(course):
+    def sparse(path):
+        path.touch()
+        os.truncate(path, 300 << 20)                                     # sparse: no disk used
+    _replace(course, sparse)
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("too large to read" in p for p in intake.problems)
