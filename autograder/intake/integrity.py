@@ -80,7 +80,8 @@ def _hard_linked_classmate(st: os.stat_result, ctx: Context) -> str | None:
     for student in students:
         folder = root / student / ctx.assignment
         try:
-            entries = list(os.scandir(folder)) if not os.path.islink(root / student) else []
+            linked = os.path.islink(root / student) or os.path.islink(folder)      # never followed
+            entries = [] if linked else list(os.scandir(folder))
         except OSError:
             continue
         for entry in entries:
