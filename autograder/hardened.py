@@ -7,7 +7,7 @@ from pathlib import Path
 from .course import find_course, infer_assignment, infer_student, load_course
 from .grading import build_record, run_cell
 from .intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
-from .intake.names import stem_of
+from .intake.names import notebook_for
 from .rubric import FUNCTIONS, NOTEBOOKS, RUBRIC
 from .sandbox.limits import Limits
 from .sandbox.session import ForkServer
@@ -36,8 +36,8 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     try:
         seed = student_seed(student_id, load_course(course).course_id, assignment)
         single = path.name.lower().endswith(".ipynb")
-        stem = stem_of(path.name) if single else None
-        grade_ids = [g for g in RUBRIC if not single or g in NOTEBOOKS.get(stem, ())]
+        notebook = notebook_for(path.name, NOTEBOOKS) if single else None
+        grade_ids = [g for g in RUBRIC if not single or g in NOTEBOOKS.get(notebook, ())]
         checks = [r for g in grade_ids for r in run_cell(student, g, student_id, seed)]
     finally:
         student.close()

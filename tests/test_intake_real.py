@@ -113,3 +113,12 @@ def test_grading_a_course_without_source_stops_once(tmp_path):
                            "--assignment", "ch04_attention"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stderr.count("error:") == 1 and "no source notebooks" in proc.stderr
     assert not (tmp_path / "grading" / "records").exists()
+
+
+def test_checking_one_renamed_notebook_grades_its_cells(folder, server):
+    from autograder.hardened import grade_submission
+    renamed = folder / "EX2_Causal_Mask (1).ipynb"
+    (folder / "ex2_causal_mask.ipynb").rename(renamed)
+    record = grade_submission(renamed, course=ROOT, server=server)
+    assert record["max_total"] == 9 and record["total"] == 9 and not record["needs_review"]
+    assert any("graded as ex2_causal_mask.ipynb" in n for n in record["notes"])

@@ -33,6 +33,12 @@ def stem_of(file: str) -> str | None:
     return match.group("stem") if match else file[: -len(".ipynb")]
 
 
+def notebook_for(file: str, names) -> str | None:
+    """Which of the assignment's notebooks ``file`` stands for (renamed copies and case allowed)."""
+    stem = (stem_of(file) or "").lower()
+    return next((n for n in names if n.lower() == stem), None)
+
+
 def find(name: str, files: list[str], names: tuple[str, ...] = ()) -> Found:
     """Where notebook ``name`` is among ``files``; ``names`` are all the assignment's notebooks."""
     want = f"{name}.ipynb"

@@ -19,7 +19,7 @@ from .expected import course_notebooks
 from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
 from .integrity import Context, copy_event, link_event
 from .model import Intake, Refused
-from .names import Found, find, stem_of
+from .names import Found, find, notebook_for
 from .parse import decode, parse
 
 
@@ -66,8 +66,7 @@ def _wanted(path: Path, single: bool, files: list[str], ctx: Context, intake: In
     names = ctx.notebooks.names
     if not single:
         return [find(name, files, names) for name in names]
-    stem = stem_of(path.name)
-    match = next((n for n in names if n.lower() == (stem or "").lower()), None)
+    match = notebook_for(path.name, names)
     if match is None:
         intake.damage(f"{shown(path.name)} is not one of the assignment's notebooks ({', '.join(names)}).")
         return []
