@@ -68,6 +68,30 @@ def test_a_worker_reports_every_layer_it_applied(server):
     assert pid == "1" and int(uid) >= layers.UID_BASE and cwd == namespaces.WORKDIR and shm.strip() == "[]"
 
 
+@ROOT_ONLY
+def test_mounts_in_the_worker_never_reach_the_host():
+    """On a host whose mounts are shared (systemd), a worker's mounts must not propagate back."""
+    shared = tempfile.mkdtemp()
+    namespaces._mount("tmpfs", shared, "tmpfs", 0, "size=1m")
+    try:
+        namespaces._mount(None, shared, None, 1 << 20)                    # MS_SHARED
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                assert namespaces.enter()["mount namespace"] == "applied"
+                os.mkdir(os.path.join(shared, "inner"))
+                namespaces._mount("tmpfs", os.path.join(shared, "inner"), "tmpfs", 0, "size=1m")
+                code = 0
+            finally:
+                os._exit(code)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+        assert not os.path.ismount(os.path.join(shared, "inner"))
+    finally:
+        namespaces._libc.umount2(shared.encode(), 2)                      # MNT_DETACH
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 def test_fork_server_reaper_runs_when_it_is_terminated():
     server = ForkServer()
     handle = WorkerHandle(server, Limits())

@@ -32,9 +32,20 @@ def enter() -> dict[str, str]:
             status[name] = f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
         else:
             status[name] = "applied"
+    if status["mount namespace"] == "applied":
+        status["mount namespace"] = _private_propagation()
     status["PID namespace"] = "applied (the worker is its init)" if os.getpid() == 1 else \
         "missing: the fork server could not create one"
     return status
+
+
+def _private_propagation() -> str:
+    """No mount made here may propagate back to the host (on systemd hosts / is shared)."""
+    try:
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    except OSError as exc:
+        return f"missing: {exc}"
+    return "applied"
 
 
 def host_pid() -> int:
@@ -69,7 +80,6 @@ class PidNamespaces:
 def private_tmp(size_bytes: int, uid: int | None, keep=()) -> str:
     """One tmpfs of ``size_bytes`` over /tmp: the working folder (returned) and /dev/shm's backing.
     Paths in ``keep`` that lie under /tmp (a virtual environment there, say) are bound back read-only."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
     inside = [p for p in keep if p.startswith("/tmp/")]
     _cover("/tmp", inside, MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={size_bytes},mode=0711")
     os.mkdir(WORKDIR, 0o700)
