@@ -60,5 +60,22 @@ def execute_sources(course: Path, assignment: str | None = None) -> list[Path]:
             cell.metadata.pop("execution", None)
         NotebookClient(nb, timeout=300, kernel_name="python3", record_timing=False,
                        resources={"metadata": {"path": str(path.parent)}}).execute()
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = merge_streams(cell.outputs)
         nbformat.write(nb, path)
     return paths
+
+
+def merge_streams(outputs: list) -> list:
+    """One stream output per run of stdout (or stderr) chunks: how the kernel splits a cell's
+    printing into messages depends on timing, so unmerged outputs would differ run to run."""
+    merged = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (out.get("output_type") == "stream" and prev is not None
+                and prev.get("output_type") == "stream" and prev.get("name") == out.get("name")):
+            prev["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged

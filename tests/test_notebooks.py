@@ -119,3 +119,13 @@ def test_stored_outputs_are_current(tmp_path):
     for path in execute_sources(tmp_path):
         assert path.read_text() == (SOURCE / path.name).read_text(), f"{path.name}: run `make release`"
         assert '"execution"' not in path.read_text()
+
+
+def test_stored_stream_outputs_are_merged():
+    """A print split into two messages by the kernel's timing is stored as one output."""
+    from nbformat.v4 import new_output
+    from autograder.release import merge_streams
+    parts = [new_output("stream", name="stdout", text="  d_k"), new_output("stream", name="stdout", text="\n  8\n"),
+             new_output("stream", name="stderr", text="w\n"), new_output("stream", name="stdout", text="x\n")]
+    merged = merge_streams(parts)
+    assert [(o["name"], o["text"]) for o in merged] == [("stdout", "  d_k\n  8\n"), ("stderr", "w\n"), ("stdout", "x\n")]
