@@ -36,6 +36,50 @@ def test_seccomp_missing_degrades_to_a_message(monkeypatch):
     assert seccomp.load().startswith("missing: pyseccomp")
 
 
+SECCOMP_PROBES = {
+    "execve": "os.execv('/bin/true', ['true'])",
+    "unix socket": "socket.socket(socket.AF_UNIX)",
+    "unix datagram pair": "socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)",
+    "netlink socket": "socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)",
+    "vsock": "socket.socket(40, socket.SOCK_STREAM)",
+    "keyring": "_check(libc.syscall(250 if platform.machine() == 'x86_64' else 219, 0, -4, 0))",
+    "shared memory": "_check(libc.shmget(0, 4096, 0o1600))",
+    "user namespace": "_check(libc.unshare(0x10000000))",
+}
+SECCOMP_ALLOWED = {
+    "inet socket": "socket.socket()",
+    "stream socketpair": "socket.socketpair()",
+    "thread": "t = threading.Thread(target=print); t.start(); t.join()",
+    "fork": "pid = os.fork()\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)",
+}
+
+
+@pytest.mark.skipif(seccomp.available() is not None, reason="needs pyseccomp and libseccomp")
+@pytest.mark.parametrize("name", [*SECCOMP_PROBES, *SECCOMP_ALLOWED])
+def test_seccomp_filter_denies_exactly_what_it_should(name):
+    code = SECCOMP_PROBES.get(name) or SECCOMP_ALLOWED[name]
+    pid = os.fork()
+    if pid == 0:
+        result = 3
+        try:
+            import ctypes, platform, socket, threading  # noqa: E401, F401
+            libc = ctypes.CDLL(None, use_errno=True)
+
+            def _check(ret):
+                if ret < 0:
+                    raise OSError(ctypes.get_errno(), "denied")
+            seccomp.load()
+            try:
+                exec(code, {**globals(), **locals()})                     # noqa: S102 - our own probes
+                result = 0
+            except PermissionError:
+                result = 1
+        finally:
+            os._exit(result)
+    result = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    assert result == (1 if name in SECCOMP_PROBES else 0), name
+
+
 def test_closed_ancestor_is_the_highest_folder_others_cannot_enter():
     base = Path(tempfile.mkdtemp())                     # in the open /tmp, unlike pytest's tmp_path
     try:

@@ -3,8 +3,9 @@
 Everything is allowed except what a student's code never needs and an attacker would use:
 running any program (``execve``/``execveat``, so not even a memfd), keyrings, System V IPC,
 new or other namespaces, mounts, tracing other processes, kernel-module, BPF and io_uring
-interfaces, and Unix sockets that could reach a host service (``socket(AF_UNIX)``; a datagram
-socketpair, which could be pointed at a host socket). Denied calls fail with EPERM, so Python
+interfaces, and every socket family but IPv4 and IPv6 (which meet an empty network namespace): no
+Unix socket that could reach a host service (a datagram socketpair could be pointed at one too),
+no vsock to the hypervisor, netlink, packet or kernel-crypto sockets. Denied calls fail with EPERM, so Python
 raises a clear ``PermissionError``. ``clone3`` fails with ENOSYS so that the C library falls back
 to ``clone``, whose namespace flags the filter can see.
 
@@ -30,6 +31,7 @@ DENIED = (
 CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
                     0x40000000, 0x00000080)    # NEWNS UTS IPC USER PID NET, NEWCGROUP, NEWTIME
 _SOCK_TYPE_MASK = 0xF
+_OTHER_FAMILIES = [f for f in range(max(socket.AF_INET, socket.AF_INET6)) if f not in (socket.AF_INET, socket.AF_INET6)]
 
 _prepared = None
 
@@ -60,7 +62,9 @@ def _build():
     _rule(flt, sc.ERRNO(errno.ENOSYS), "clone3")
     for flag in CLONE_NAMESPACES:
         _rule(flt, deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
-    _rule(flt, deny, "socket", sc.Arg(0, sc.EQ, socket.AF_UNIX))
+    for family in _OTHER_FAMILIES:
+        _rule(flt, deny, "socket", sc.Arg(0, sc.EQ, family))
+    _rule(flt, deny, "socket", sc.Arg(0, sc.GT, max(socket.AF_INET, socket.AF_INET6)))
     _rule(flt, deny, "socketpair", sc.Arg(0, sc.EQ, socket.AF_UNIX),
           sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, socket.SOCK_DGRAM))
     return flt
