@@ -22,7 +22,8 @@ from .course import Course, choose_assignment, load_course, resolve_db_url
 from .inert import shown
 from .intake import course_notebooks
 from .lifecycle import Stop, critical
-from .outputs.runlock import RunLock
+from .outputs.gradebook import GradebookWriter
+from .outputs.runlock import RunLocks
 from .progress import Progress
 from .records import OutputError, read_record, write_record
 
@@ -122,17 +123,19 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
-    with _counting_on_stop(out, everyone, assignment), RunLock(out) as lock:
+    db_url = _gradebook_url(settings, gradebook_url) if outputs else None
+    with _counting_on_stop(out, everyone, assignment), RunLocks(out, db_url) as locks:
         todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
                              notes=list(settings.notes))
         bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
-        gradebook = _start_gradebook(settings, assignment, gradebook_url, lock) if outputs else None
+        # nbgrader loads slowly: its writer starts now and works while the batch is graded
+        gradebook = GradebookWriter(db_url, settings, assignment, locks) if outputs else None
         run = _run_dask if scheduler else _run_local
         try:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
                 limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
-                inherited=(lock.fd, *(gradebook.fds() if gradebook else ())))
+                inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             bar.close()
             result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
             if outputs:
@@ -156,10 +159,9 @@ def _counting_on_stop(out: Path, everyone: list[str], assignment: str):
         raise BatchStopped(stop.signum, out=out, done=done, total=len(everyone)) from None
 
 
-def _start_gradebook(course: Course, assignment: str, url: str | None, lock: RunLock):
-    """nbgrader loads slowly: its writer starts now and works while the batch is graded."""
-    from .outputs.gradebook import GradebookWriter
-    return GradebookWriter(resolve_db_url(url, Path.cwd()) if url else course.db_url, course, assignment, lock)
+def _gradebook_url(course: Course, url: str | None) -> str:
+    """The gradebook this run writes: ``url`` if given, else the course's own."""
+    return resolve_db_url(url, Path.cwd()) if url else course.db_url
 
 
 def _finish(out: Path, record: dict, bar: Progress, errors: list[str]) -> None:

@@ -12,16 +12,17 @@ import pytest
 from autograder.batch import grade_batch
 from autograder.lifecycle import Stop, critical, stop_on_signals
 from autograder.outputs.gradebook_writer import GONE
-from autograder.outputs.runlock import LOCK_NAME, RunLock, RunLocked
+from autograder.outputs.runlock import RunLocked, RunLocks, folder_lock
 from batch_helpers import make_class
 from conftest import ROOT
 
-HOLD_LOCK = ("import sys, time\nfrom autograder.outputs.runlock import RunLock\n"
-             "RunLock(sys.argv[1]).acquire()\nprint('held', flush=True)\ntime.sleep(60)\n")
+HOLD_LOCK = ("import sys, time\nfrom autograder.outputs.runlock import RunLocks\n"
+             "RunLocks(*sys.argv[1:]).__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n")
 
 
-def _holder(out):
-    proc = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdout=subprocess.PIPE, text=True)
+def _holder(out, db_url=None):
+    args = [sys.executable, "-c", HOLD_LOCK, str(out), *([db_url] if db_url else [])]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "held"
     return proc
 
@@ -42,39 +43,61 @@ def test_a_second_run_on_the_same_folder_is_refused_with_the_holder(tmp_path):
         holder.wait()
 
 
+def test_a_run_on_the_same_gradebook_is_refused_whatever_its_output_folder(tmp_path):
+    course = make_class(tmp_path, ["correct-1"])
+    db = tmp_path / "course" / "gradebook.db"
+    holder = _holder(tmp_path / "elsewhere", f"sqlite:///{db}")
+    try:
+        with pytest.raises(RunLocked, match=rf"another grading run \(pid {holder.pid}, .*\) is writing to "
+                                            rf"the gradebook {db}; wait for it or stop it"):
+            grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False,
+                        gradebook_url=f"sqlite:///{db}")
+        grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
 def test_a_killed_run_leaves_no_stale_lock(tmp_path):
     holder = _holder(tmp_path)
     holder.kill()
     holder.wait()
-    with RunLock(tmp_path) as lock:
+    with folder_lock(tmp_path) as lock:
         assert lock.fd is not None
 
 
-def _writer(tmp_path, lock: RunLock, **kwargs):
-    db = tmp_path / "gradebook.db"
-    args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", f"sqlite:///{db}", str(ROOT),
-            "ch04_attention", "--parent", str(os.getpid()), "--lock-fd", str(lock.fd), "--lock", str(lock.path)]
-    return subprocess.run(args, pass_fds=[lock.fd], capture_output=True, text=True, timeout=120, **kwargs), db
+def _writer(tmp_path, locks: RunLocks, **kwargs):
+    args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", f"sqlite:///{tmp_path / 'gradebook.db'}",
+            str(ROOT), "ch04_attention", "--parent", str(os.getpid())]
+    for lock in locks.held():
+        args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
+    return subprocess.run(args, pass_fds=locks.fds, capture_output=True, text=True, timeout=120, **kwargs)
 
 
-def test_the_writer_never_writes_beside_a_newer_run(tmp_path):
-    with RunLock(tmp_path) as lock:
-        os.unlink(tmp_path / LOCK_NAME)             # the folder was cleared and a newer run took it
-        with RunLock(tmp_path):
-            proc, db = _writer(tmp_path, lock, input="[]")
+@pytest.mark.parametrize("newer", ["output folder", "gradebook"])
+def test_the_writer_never_writes_after_a_newer_run_started(tmp_path, newer):
+    db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with RunLocks(tmp_path, db_url) as locks:
+        folder, gradebook = locks.locks
+        taken = folder if newer == "output folder" else gradebook
+        os.unlink(taken.path)                       # the lock file was removed and a newer run took a new one
+        with RunLocks(tmp_path) if newer == "output folder" else RunLocks(tmp_path / "other", db_url):
+            proc = _writer(tmp_path, locks, input="[]")
     assert proc.returncode == GONE and "nothing written" in proc.stderr
-    assert not db.exists()
+    assert not (tmp_path / "gradebook.db").exists()
 
 
 def test_the_writer_writes_nothing_when_the_run_sends_no_scores(tmp_path):
-    with RunLock(tmp_path) as lock:
-        proc, db = _writer(tmp_path, lock, input="")
+    with RunLocks(tmp_path) as locks:
+        proc = _writer(tmp_path, locks, input="")
     assert proc.returncode == GONE and "sent no scores" in proc.stderr
 
 
 def test_the_writer_writes_for_its_live_run(tmp_path):
-    with RunLock(tmp_path) as lock:
-        proc, db = _writer(tmp_path, lock, input="[]")
+    db = tmp_path / "gradebook.db"
+    with RunLocks(tmp_path, f"sqlite:///{db}") as locks:
+        assert len(locks.fds) == 2
+        proc = _writer(tmp_path, locks, input="[]")
     assert proc.returncode == 0, proc.stderr
     assert db.stat().st_size > 0
 

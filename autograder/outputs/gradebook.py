@@ -22,21 +22,21 @@ import sys
 from ..course import Course
 from ..nbgrader_cli import tool_env
 from ..records import OutputError
-from .runlock import RunLock
+from .runlock import RunLocks
 
 
 class GradebookWriter:
     """The writer process; ``finish(records)`` sends the scores and waits for it."""
 
-    def __init__(self, db_url: str, course: Course, assignment: str, lock: RunLock | None = None):
+    def __init__(self, db_url: str, course: Course, assignment: str, locks: RunLocks | None = None):
         self.db_url = db_url
         args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", db_url, str(course.root), assignment,
                 "--parent", str(os.getpid())]
-        if lock is not None and lock.fd is not None:
+        held = locks.held() if locks is not None else []
+        for lock in held:
             args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     pass_fds=[lock.fd] if lock is not None and lock.fd is not None else (),
-                                     env=tool_env(), text=True)
+                                     pass_fds=[lock.fd for lock in held], env=tool_env(), text=True)
 
     def fds(self) -> list[int]:
         """The grader's ends of the writer's pipes: a process forked later must close them, or the

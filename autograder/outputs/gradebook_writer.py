@@ -1,16 +1,16 @@
 """The gradebook writer process (see ``autograder.outputs.gradebook``): nbgrader's API, nothing else.
 
     python -m autograder.outputs.gradebook_writer DB_URL COURSE ASSIGNMENT \
-        [--parent PID --lock-fd FD --lock PATH] < scores.json > lateness.json
+        [--parent PID] [--lock-fd FD --lock PATH]... < scores.json > lateness.json
 
 It records each submission's time and scores, assigns late penalties as nbgrader does
 (``latepenalties``) and prints, per student, how late the work was and each notebook's
 penalty, which the other outputs then show.
 
 With ``--parent`` it dies with the grading run that started it. With
-``--lock-fd`` it holds the run's output-folder lock (see ``runlock``) and
-writes only while that lock file is still the folder's: an orphan never
-writes after a newer run started.
+``--lock-fd`` it holds the run's locks (output folder, gradebook; see
+``runlock``) and writes only while each lock file is still the one it holds:
+an orphan never writes after a newer run started.
 """
 from __future__ import annotations
 
@@ -110,13 +110,15 @@ def stamp_new_sqlite(db_url: str) -> None:
 class RunCheck:
     """Does this writer still belong to the live run that started it?"""
 
-    def __init__(self, parent: int | None, lock_fd: int | None, lock: str | None):
-        self.parent, self.lock_fd, self.lock = parent, lock_fd, lock
+    def __init__(self, parent: int | None, lock_fds: list[int], locks: list[str]):
+        if len(lock_fds) != len(locks):
+            raise SystemExit("give one --lock PATH for each --lock-fd")
+        self.parent, self.locks = parent, list(zip(lock_fds, map(Path, locks)))
 
     def ours(self) -> bool:
         if self.parent and os.getppid() != self.parent:
             return False
-        return self.lock_fd is None or belongs_to_run(self.lock_fd, Path(self.lock))
+        return all(belongs_to_run(fd, path) for fd, path in self.locks)
 
 
 def _parse(argv) -> argparse.Namespace:
@@ -124,8 +126,9 @@ def _parse(argv) -> argparse.Namespace:
     for name in ("db_url", "course", "assignment"):
         parser.add_argument(name)
     parser.add_argument("--parent", type=int, default=None, help="die with this process (the run's)")
-    parser.add_argument("--lock-fd", type=int, default=None, help="inherited descriptor of the run's lock")
-    parser.add_argument("--lock", default=None, help="path of the run's lock file")
+    parser.add_argument("--lock-fd", type=int, action="append", default=[],
+                        help="inherited descriptor of one of the run's locks")
+    parser.add_argument("--lock", action="append", default=[], help="path of that lock file")
     return parser.parse_args(argv)
 
 

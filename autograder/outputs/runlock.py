@@ -1,12 +1,14 @@
-"""One grading run at a time per output folder.
+"""One grading run at a time per output folder and per gradebook.
 
 The run's main process holds an exclusive ``flock`` on ``OUT/.grading-run.lock``
-(the file names the run's pid and start time). The kernel drops the lock when
-every descriptor of it is closed, so a killed run never leaves a stale lock.
-The gradebook writer inherits the descriptor: while any writer of a run is
-alive, no newer run can start on the folder, and before it commits the writer
-checks that the lock file in the folder is still the one it holds
-(``belongs_to_run``), so it never writes beside a newer run's outputs.
+and, for a SQLite gradebook (the course's own, say, outside OUT), on
+``.gradebook.db.grading-run.lock`` beside it; each file names the run's pid and
+start time. The kernel drops a lock when every descriptor of it is closed, so a
+killed run never leaves a stale lock. The gradebook writer inherits the
+descriptors: while any writer of a run is alive, no newer run can start on the
+folder or the gradebook, and before it commits the writer checks that each lock
+file is still the one it holds (``belongs_to_run``), so it never writes after a
+newer run started.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 LOCK_NAME = ".grading-run.lock"
+SQLITE = "sqlite:///"
 
 
 class RunLocked(ValueError):
@@ -25,21 +28,20 @@ class RunLocked(ValueError):
 
 
 class RunLock:
-    """The output folder's lock, held from ``acquire()`` until ``release()``."""
+    """One lock file, held from ``acquire()`` until ``release()``; ``what`` it guards, for messages."""
 
-    def __init__(self, out: Path):
-        self.out = Path(out)
-        self.path = self.out / LOCK_NAME
+    def __init__(self, path: Path, what: str):
+        self.path, self.what = Path(path), what
         self.fd: int | None = None
 
     def acquire(self, wait_for_orphans: float = 5.0) -> "RunLock":
-        self.out.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         if not _lock(fd, self.path, wait_for_orphans):
             holder = _read_holder(fd)
             os.close(fd)
             raise RunLocked(f"another grading run (pid {holder.get('pid', '?')}, started at "
-                            f"{holder.get('started', '?')}) is writing to {self.out}/; wait for it or stop it")
+                            f"{holder.get('started', '?')}) is writing to {self.what}; wait for it or stop it")
         os.ftruncate(fd, 0)
         started = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode(), 0)
@@ -56,6 +58,48 @@ class RunLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def folder_lock(out: Path) -> RunLock:
+    return RunLock(Path(out) / LOCK_NAME, f"{out}/")
+
+
+def gradebook_lock(db_url: str | None) -> RunLock | None:
+    """The lock beside a SQLite gradebook file (None for another database: its server is the judge)."""
+    if not db_url or not db_url.startswith(SQLITE):
+        return None
+    db = Path(db_url[len(SQLITE):])
+    return RunLock(db.with_name(f".{db.name}{LOCK_NAME}"), f"the gradebook {db}")
+
+
+class RunLocks:
+    """Every lock of a run: its output folder's and its gradebook's."""
+
+    def __init__(self, out: Path, db_url: str | None = None):
+        self.locks = [lock for lock in (folder_lock(out), gradebook_lock(db_url)) if lock is not None]
+
+    def __enter__(self) -> "RunLocks":
+        try:
+            for lock in self.locks:
+                lock.acquire()
+        except BaseException:
+            self.release()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def release(self) -> None:
+        for lock in self.locks:
+            lock.release()
+
+    def held(self) -> list[RunLock]:
+        return [lock for lock in self.locks if lock.fd is not None]
+
+    @property
+    def fds(self) -> list[int]:
+        return [lock.fd for lock in self.held()]
 
 
 def _lock(fd: int, path: Path, wait_for_orphans: float) -> bool:
