@@ -158,3 +158,28 @@ def _alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] not in "ZX"
     except OSError:
         return False
+
+
+@ROOT_ONLY
+def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, tmp_path):
+    """A mount namespace where the tmpfs cannot be mounted: the host folder is used (and owned by
+    the worker's uid when it takes one), and the status says what is missing."""
+    def refuse(*args, **kwargs):
+        raise OSError(1, "mount /tmp: refused for the test")
+    monkeypatch.setattr(namespaces, "private_tmp", refuse)
+    host = tmp_path / "w"
+    host.mkdir()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            status = {}
+            workdir, own_uid = layers._isolate_files(status, str(host), Limits(), 1_234_567, True)
+            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    workdir, own_uid, private = os.read(read, 4096).decode().split("|")
+    assert workdir == str(host) and private.startswith("missing: ") and "refused for the test" in private
+    assert host.stat().st_uid == (1_234_567 if own_uid == "True" else 0)

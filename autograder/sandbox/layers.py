@@ -129,15 +129,7 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str,
     if cgroup_dirs:
         cgroups.join(cgroup_dirs)
         status["cgroup"] = "applied"
-    status.update(namespaces.enter() if root else
-                  {n: "missing: not root" for n in [*namespaces.NAMESPACES, "PID namespace"]})
-    mounts = status.get("mount namespace") == "applied"
-    if mounts:
-        status["python for any uid"] = _reveal_python()
-    own_uid = root and python_world_readable()
-    workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
-    if own_uid and not mounts:
-        os.chown(workdir, uid, uid)
+    workdir, own_uid = _isolate_files(status, host_workdir, limits, uid, root)
     os.environ.clear()
     os.environ.update(sandbox_env(workdir))
     os.chdir(workdir)
@@ -148,6 +140,21 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str,
     if hasattr(_libc, "prctl"):                                   # Linux: die with the fork server
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     return status
+
+
+def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, root: bool) -> tuple[str, bool]:
+    """Namespaces, Python made reachable for any uid, the private tmpfs; returns the working folder
+    and whether the worker can take a uid of its own."""
+    status.update(namespaces.enter() if root else
+                  {n: "missing: not root" for n in [*namespaces.NAMESPACES, "PID namespace"]})
+    mounts = status["mount namespace"] == "applied"
+    if mounts:
+        status["python for any uid"] = _reveal_python()
+    own_uid = root and python_world_readable()
+    workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
+    if own_uid and workdir == host_workdir:
+        os.chown(workdir, uid, uid)
+    return workdir, own_uid
 
 
 def _reveal_python() -> str:
