@@ -1,12 +1,13 @@
 """A plain (non-editable) install of the wheel works outside the repository and never reads it (slow)."""
 import csv
 import shutil
+import tarfile
 import zipfile
 
 import pytest
 
 from conftest import RELEASE, ROOT, SOURCE
-from wheel_helpers import build_wheel, install_wheel
+from wheel_helpers import build_sdist, build_wheel, install_wheel
 
 pytestmark = pytest.mark.slow
 CLASS = ["correct-1", "no-scaling", "mask-after-softmax"]
@@ -45,6 +46,17 @@ def test_wheel_carries_the_course_byte_for_byte(installed):
                 assert packaged(f"{kind}/ch04_attention/{nb.name}") == nb.read_bytes(), nb
         for fixture in (ROOT / "tests/fixtures/impl").glob("*.py"):
             assert packaged(f"fixtures/{fixture.name}") == fixture.read_bytes(), fixture
+
+
+def test_sdist_carries_the_course_as_files(tmp_path):
+    sdist = build_sdist(tmp_path)
+    with tarfile.open(sdist) as tar:
+        members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if "/" in m.name}
+        for nb in SOURCE.glob("*.ipynb"):
+            member = members[f"autograder/course_files/source/ch04_attention/{nb.name}"]
+            assert member.isfile() and tar.extractfile(member).read() == nb.read_bytes()
+        assert members["autograder/course_files/nbgrader_config.py"].isfile()
+        assert members["autograder/course_files/fixtures/no_scaling.py"].isfile()
 
 
 def test_packages_import_from_the_new_environment_only(installed, tmp_path):

@@ -76,13 +76,29 @@ def _ignore_top(folder, names):
             or n.endswith(".egg-info")]
 
 
-def build_wheel(tmp: Path) -> Path:
-    """The wheel, built from a copy of the working tree (no stale build/ folder can leak in)."""
+def _source_copy(tmp: Path) -> Path:
+    """A copy of the working tree (links kept as links), so no stale build/ folder can leak in."""
     src = tmp / "src"
     shutil.copytree(ROOT, src, symlinks=True, ignore=_ignore_top)
+    return src
+
+
+def build_wheel(tmp: Path) -> Path:
+    src = _source_copy(tmp)
     _pip("wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp / "dist"), str(src))
     shutil.rmtree(src)
     return next((tmp / "dist").glob("attention_course-*.whl"))
+
+
+def build_sdist(tmp: Path) -> Path:
+    """The sdist, through setuptools' PEP 517 hook (what `python -m build --sdist` calls)."""
+    src = _source_copy(tmp)
+    hook = "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))"
+    proc = subprocess.run([sys.executable, "-c", hook, str(tmp / "sdist")], cwd=src, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shutil.rmtree(src)
+    return tmp / "sdist" / proc.stdout.split()[-1]
 
 
 def install_wheel(tmp: Path, wheel: Path) -> Installed:
