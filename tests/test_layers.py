@@ -183,3 +183,42 @@ def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, t
     workdir, own_uid, private = os.read(read, 4096).decode().split("|")
     assert workdir == str(host) and private.startswith("missing: ") and "refused for the test" in private
     assert host.stat().st_uid == (1_234_567 if own_uid == "True" else 0)
+
+
+def _userns_allowed() -> bool:
+    try:
+        return int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
+    except (OSError, ValueError):
+        return False
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(not _userns_allowed(), reason="no unprivileged user namespaces on this kernel")
+def test_a_grader_that_is_not_root_still_gets_namespaces_and_its_tmpfs(tmp_path):
+    """Run as nobody (a forked child drops root): a user namespace of its own lets it create the
+    network, IPC and mount namespaces and the private tmpfs; its namespace capabilities are dropped."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            namespaces._libc.prctl(4, 1, 0, 0, 0)           # PR_SET_DUMPABLE, as a normal login has it
+            status = {}
+            workdir, own_uid = layers._isolate_files(status, str(tmp_path), Limits(disk_bytes=8 << 20), 1, False)
+            with open(os.path.join(workdir, "x"), "w") as f:
+                f.write("written")
+            status["uid"] = layers._drop_namespace_capabilities(status)
+            caps = [line for line in open("/proc/self/status") if line.startswith("CapEff")][0].split()[1]
+            os.write(write, repr((workdir, own_uid, sorted(os.listdir("/tmp")), status, caps)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    workdir, own_uid, tmp_listing, status, caps = eval(os.read(read, 65536).decode())   # noqa: S307 - ours
+    for layer in ("user namespace", "network namespace", "IPC namespace", "mount namespace"):
+        assert status[layer] == "applied", (layer, status)
+    assert status["private /tmp"].startswith("applied") and workdir == namespaces.WORKDIR
+    assert tmp_listing == ["shm", "work"] and not own_uid
+    assert int(caps, 16) == 0 and "dropped" in status["uid"]

@@ -45,14 +45,25 @@ def detect() -> dict[str, str]:
         "scrubbed environment": "available",
         "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
         "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)": seccomp.available() or "available",
-        **{name: unshare for name in [*namespaces.NAMESPACES, "PID namespace"]},
-        "private /tmp and /dev/shm (size-capped tmpfs)": unshare,
+        "user namespace (for a grader that is not root)": "not needed: root" if root else _userns(),
+        **{name: unshare if root else _userns() for name in namespaces.NAMESPACES},
+        "PID namespace": unshare,
+        "private /tmp and /dev/shm (size-capped tmpfs)": unshare if root else _userns(),
         "unprivileged uid (Python bound read-only where its folder is private)": unshare if root else
             "missing: not root",
         "cgroup pids and memory": f"available ({cgroups.available()})" if cgroups.available() else
             "missing: needs root and writable pids+memory controllers (without it a process that "
             "leaves its session with setsid can outlive the worker)",
     }
+
+
+def _userns() -> str:
+    try:
+        allowed = int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
+    except (OSError, ValueError):
+        allowed = False
+    return "available (in a user namespace)" if allowed and hasattr(_libc, "unshare") else \
+        "missing: no unprivileged user namespaces here"
 
 
 def thread_env() -> dict[str, str]:
@@ -135,7 +146,7 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str,
     os.chdir(workdir)
     status["rlimits"] = _rlimits(limits)
     status["landlock"] = _landlock([workdir, "/dev/shm"] if workdir != host_workdir else [workdir])
-    status["uid"] = _drop_root(uid, own_uid) if root else "missing: not root"
+    status["uid"] = _drop_root(uid, own_uid) if root else _drop_namespace_capabilities(status)
     status["seccomp"] = seccomp.load()
     if hasattr(_libc, "prctl"):                                   # Linux: die with the fork server
         _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -145,8 +156,12 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits) -> dict[str,
 def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, root: bool) -> tuple[str, bool]:
     """Namespaces, Python made reachable for any uid, the private tmpfs; returns the working folder
     and whether the worker can take a uid of its own."""
-    status.update(namespaces.enter() if root else
-                  {n: "missing: not root" for n in [*namespaces.NAMESPACES, "PID namespace"]})
+    if not root:
+        status["user namespace"] = namespaces.enter_user_namespace()
+    if root or status["user namespace"] == "applied":
+        status.update(namespaces.enter())
+    else:
+        status.update({n: "missing: no user namespace" for n in [*namespaces.NAMESPACES, "PID namespace"]})
     mounts = status["mount namespace"] == "applied"
     if mounts:
         status["python for any uid"] = _reveal_python()
@@ -224,6 +239,14 @@ def _drop_root(uid: int, own_uid: bool) -> str:
         return "applied (a uid of its own)"
     drop_capabilities()
     return "applied (uid 0 kept: Python is in a private directory; all capabilities dropped)"
+
+
+def _drop_namespace_capabilities(status: dict) -> str:
+    """Not root: the uid stays; the capabilities a user namespace gave are dropped."""
+    if status.get("user namespace") != "applied":
+        return "kept (not root)"
+    drop_capabilities()
+    return "kept (not root); the capabilities of its user namespace dropped"
 
 
 def python_world_readable() -> bool:

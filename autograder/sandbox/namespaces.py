@@ -1,6 +1,7 @@
 """Namespaces and private mounts for a worker (needs root; each step reports what it did).
 
-``enter`` gives the worker its own network, System V IPC and mount namespaces; the fork server
+``enter`` gives the worker its own network, System V IPC and mount namespaces (a grader that is
+not root first enters a user namespace of its own, ``enter_user_namespace``); the fork server
 starts each worker as the init of a new PID namespace (``PidNamespaces``), so when the worker
 ends, the kernel ends every process the student started. In the
 mount namespace ``private_tmp`` mounts one size-capped tmpfs over ``/tmp`` that holds the
@@ -15,6 +16,7 @@ import ctypes
 import os
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
+CLONE_NEWUSER = 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 NAMESPACES = {"network namespace": CLONE_NEWNET, "IPC namespace": CLONE_NEWIPC, "mount namespace": CLONE_NEWNS}
@@ -37,6 +39,23 @@ def enter() -> dict[str, str]:
     status["PID namespace"] = "applied (the worker is its init)" if os.getpid() == 1 else \
         "missing: the fork server could not create one"
     return status
+
+
+def enter_user_namespace() -> str:
+    """For a process that is not root: a user namespace mapping its uid and gid to themselves, so
+    it may create the other namespaces and mount its own tmpfs, with no power outside them."""
+    uid, gid = os.getuid(), os.getgid()
+    if not hasattr(_libc, "unshare"):
+        return "missing: no unshare() on this system"
+    if _libc.unshare(CLONE_NEWUSER) != 0:
+        return f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    except OSError as exc:
+        return f"missing: could not map the user ({exc})"
+    return "applied"
 
 
 def _private_propagation() -> str:
