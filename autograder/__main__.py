@@ -9,8 +9,13 @@ from .inert import one_line, terminal
 
 def _demo(args) -> int:
     from .demo import DemoError, run_demo
+    from .lifecycle import Stop, stop_on_signals
     try:
-        run_demo(workdir=args.dir, workers=args.workers)
+        with stop_on_signals():
+            run_demo(workdir=args.dir, workers=args.workers)
+    except Stop as stop:
+        print(f"stopped by {stop.name}; run the demo again to start over", file=sys.stderr)
+        return stop.exit_code
     except DemoError as exc:
         return _error(exc)
     return 0

@@ -136,7 +136,6 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
                 limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
-            bar.close()
             result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
             if outputs:
                 from .outputs import write_outputs
@@ -146,6 +145,8 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
             if gradebook:
                 gradebook.abandon()
             raise
+        finally:
+            bar.close()                          # what follows (a message, say) starts on its own line
     return result
 
 
