@@ -32,7 +32,7 @@ class Lateness:
         if self.seconds_late <= 0:
             return ""
         cost = f"; late penalty {self.penalty:g} points" if self.penalty else "; no late penalty"
-        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due}{cost}"
+        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due} UTC{cost}"
 
     @classmethod
     def from_gradebook(cls, data: dict | None, submitted: Submitted) -> Lateness:

@@ -49,6 +49,8 @@ def test_release_and_fetch_feedback_deliver_our_pages(tmp_path):
         fetch=False)
     run_nbgrader(["collect", A, *ex], course, "collect")
     assert (course / "submitted" / "ada" / A / "submission_secret.txt").exists()
+    validate = run_nbgrader(["validate", f"submitted/ada/{A}/ex1_attention.ipynb"], course, "validate")
+    assert "Success!" in validate.stdout                    # nbgrader's own commands work in the course
 
     result = grade_batch(course=course, workers=1, progress=False)
     totals = {r["student_id"]: r["total"] for r in result.records}
