@@ -1,4 +1,4 @@
-"""Namespaces and private mounts for a worker (needs root; each step reports what it did).
+"""Namespaces and private mounts for a worker (each step reports what it did or why not).
 
 ``enter`` gives the worker its own network, System V IPC and mount namespaces (a grader that is
 not root first enters a user namespace of its own, ``enter_user_namespace``); the fork server
@@ -76,8 +76,8 @@ def host_pid() -> int:
 
 
 class PidNamespaces:
-    """In the fork server: each fork in ``fresh()`` starts a new PID namespace (the child is its init);
-    afterwards the fork server's own children go back to its namespace. Needs root; else no-op."""
+    """In the fork server: each ``fork()`` starts a new PID namespace (the child is its init); then
+    the fork server returns to its own namespace for the next. Needs root; else a plain fork."""
 
     def __init__(self):
         self.own = None
@@ -89,11 +89,18 @@ class PidNamespaces:
 
     def fork(self) -> int:
         fresh = self.own is not None and _libc.unshare(CLONE_NEWPID) == 0
-        pid = os.fork()
-        if pid and fresh and _libc.setns(self.own, CLONE_NEWPID) != 0:
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if fresh and pid != 0:                    # the fork server (also when fork failed) goes back
+                self._back()
+        return pid
+
+    def _back(self) -> None:
+        if _libc.setns(self.own, CLONE_NEWPID) != 0:
             os.close(self.own)                        # cannot go back: no more PID namespaces
             self.own = None
-        return pid
 
 
 def private_tmp(size_bytes: int, uid: int | None, keep=()) -> str:
