@@ -215,3 +215,19 @@ def test_the_fork_server_dies_with_its_grader_even_if_its_socket_leaked():
         for pid in leak:                 # ours: below our own launcher
             os.kill(pid, signal.SIGKILL)
         run.end(within=10)
+
+
+def _nap(item: str) -> str:
+    time.sleep(0 if item == "fast" else 60)
+    return item
+
+
+def test_a_stopped_pool_does_not_wait_for_submissions_in_progress():
+    from autograder.local_pool import run_pool
+
+    def finish(result):
+        raise Stop(signal.SIGTERM)                  # the signal arrives as the first record is written
+    start = time.monotonic()
+    with pytest.raises(Stop):
+        run_pool(_nap, ["fast", "slow"], finish, lambda item: item, workers=2)
+    assert time.monotonic() - start < 30, "the pool waited for the slow submission"
