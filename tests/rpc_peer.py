@@ -18,8 +18,8 @@ def hello(rid: int, header: dict) -> bytes:
 class FakeServer:
     """Stands in for the fork server: the 'worker' is a thread answering with ``answer(rid, header)``."""
 
-    def __init__(self, root, answer):
-        self.root, self.answer, self.procs = root, answer, []
+    def __init__(self, root, answer, first=hello):
+        self.root, self.answer, self.first, self.procs = root, answer, first, []
 
     def spawn(self, token, limits, output_fd):
         ours, theirs = socket.socketpair()
@@ -29,7 +29,7 @@ class FakeServer:
         return proc.pid, ours
 
     def _serve(self, sock):
-        reader, answers = rpc.FrameReader(sock.fileno()), [hello, self.answer]
+        reader, answers = rpc.FrameReader(sock.fileno()), [self.first, self.answer]
         try:
             for answer in answers:
                 rid, header, _ = reader.read(time.monotonic() + 30)

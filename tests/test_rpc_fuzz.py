@@ -2,6 +2,7 @@
 floods. Nothing may escape except the reader's three errors (or WorkerDied from a handle), and every
 example ends within a bounded time and memory."""
 import json
+import os
 import resource
 import socket
 import threading
@@ -12,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.sandbox import rpc
-from autograder.sandbox.session import WorkerDied
-from rpc_peer import handle_answering
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.session import WorkerDied, WorkerHandle
+from rpc_peer import FakeServer, handle_answering
 
 READER_ERRORS = (rpc.ProtocolError, rpc.PeerGone, rpc.Deadline)
 SLACK = 5.0                         # seconds a read may overrun its deadline on a loaded machine
@@ -162,3 +164,17 @@ def test_reply_to_another_request_ends_the_worker(tmp_path):
     finally:
         handle.cleanup()
         server.close()
+
+
+def test_a_worker_that_fails_its_hello_leaves_no_descriptor_open(tmp_path):
+    before = set(os.listdir("/proc/self/fd"))
+    server = FakeServer(tmp_path, answer=None, first=lambda rid, header: b"not a frame at all....")
+    try:
+        with pytest.raises(WorkerDied, match="broke the protocol"):
+            WorkerHandle(server, Limits())
+    finally:
+        server.close()
+    deadline = time.monotonic() + 5
+    while set(os.listdir("/proc/self/fd")) - before and time.monotonic() < deadline:
+        time.sleep(0.05)                                 # the fake worker's thread closes its end
+    assert set(os.listdir("/proc/self/fd")) - before == set()

@@ -107,7 +107,11 @@ class WorkerHandle:
             os.close(self.output_fd)
             raise
         self.reader = rpc.FrameReader(self.sock.fileno())
-        self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
+        try:
+            self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
+        except WorkerDied:
+            self.cleanup()                            # no descriptor or folder left behind
+            raise
 
     def request(self, header: dict, seconds: float, payload: bytes = b"") -> tuple[dict, bytes]:
         """The checked reply to ``header``; on any failure the worker is killed and WorkerDied raised."""
