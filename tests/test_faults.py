@@ -173,18 +173,18 @@ def test_sigkill_at_each_stage_leaves_nothing_and_resume_finishes(small_class, t
     _assert_same_as_clean_run(out, course, reference)
 
 
-def _assert_only_the_writer_holds_its_pipe_and_the_lock(run, out):
+def _assert_only_the_writer_holds_its_pipe_and_the_locks(run, out):
     """Children get only the descriptors they need: the writer sees the end of its input when the run
-    ends, and only the run's main process and its writer hold the output folder's lock."""
+    ends, and only the run's main process and its writer hold the run's locks."""
     others = [p for p in run.processes() if p != run.pid]
     (writer,) = [p for p in others if "autograder.outputs.gradebook_writer" in cmdline(p)]
     writer_stdin = os.readlink(f"/proc/{writer}/fd/0")
-    lock = str(out / ".grading-run.lock")
-    assert writer_stdin in open_files(run.pid) and lock in open_files(run.pid) and lock in open_files(writer)
+    locks = {str(out / ".grading-run.lock"), str(out / ".gradebook.db.grading-run.lock")}   # folder, gradebook
+    assert writer_stdin in open_files(run.pid) and locks <= open_files(run.pid) and locks <= open_files(writer)
     assert len(others) >= 3, "the writer, pool workers and their fork servers are running"
     for pid in others:
         if pid != writer:
-            assert not {writer_stdin, lock} & open_files(pid), cmdline(pid)
+            assert not {writer_stdin, *locks} & open_files(pid), cmdline(pid)
 
 
 def _resume_command(output: str) -> list[str]:
@@ -199,7 +199,7 @@ def test_sigterm_and_sigint_stop_cleanly_and_say_how_to_resume(small_class, tmp_
     out = tmp_path / "out"
     run = TreeRun(_grade_cmd(course, out))
     run.wait_until(_graded(out))
-    _assert_only_the_writer_holds_its_pipe_and_the_lock(run, out)
+    _assert_only_the_writer_holds_its_pipe_and_the_locks(run, out)
     run.signal(signal.SIGTERM)
     status, output = run.end(within=10)
     assert status == 143, output
