@@ -53,7 +53,9 @@ def write_submission(release_dir: Path, source_dir: Path, dest: Path,
                      extra_cells: dict[str, list[str]] | None = None) -> Path:
     """Fill every release notebook into ``dest`` (nbgrader layout: submitted/<student>/<assignment>).
 
-    ``extra_cells`` maps a notebook name to code cells the student added at its end.
+    ``extra_cells`` maps a notebook name to code cells the student added at its end. Each student's
+    files differ in their bytes (as real saves do: the student is named in the notebook's metadata),
+    so the grader's check for byte-identical copies between classmates does not flag samples.
     """
     answers = reference_answers(source_dir)
     dest.mkdir(parents=True, exist_ok=True)
@@ -62,5 +64,6 @@ def write_submission(release_dir: Path, source_dir: Path, dest: Path,
             continue
         nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
         nb.cells += [nbformat.v4.new_code_cell(code) for code in (extra_cells or {}).get(path.stem, [])]
+        nb.metadata["sample_submission"] = {"student": dest.parent.name}
         nbformat.write(nb, dest / path.name)
     return dest

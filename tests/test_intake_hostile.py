@@ -240,3 +240,27 @@ def test_a_notebook_past_the_hard_limit_is_never_read(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("too large to read" in p for p in intake.problems)
+
+
+def test_a_byte_identical_copy_of_a_classmate_flags_both(course):
+    shutil.copy(_folder(course, "bob") / f"{NB}.ipynb", _folder(course) / f"{NB}.ipynb")
+    for student, other in (("ann", "bob"), ("bob", "ann")):
+        intake = _intake(course, student)
+        assert intake.needs_review and _graded(intake)
+        [line] = intake.problems
+        assert f"byte for byte the same as the notebook of classmate(s) '{other}'" in line
+
+
+def test_untouched_release_notebooks_are_not_copies(course):
+    for student in ("ann", "bob"):
+        shutil.copy(RELEASE / f"{NB}.ipynb", _folder(course, student) / f"{NB}.ipynb")
+    assert not any("byte for byte" in p for p in _intake(course).problems)
+
+
+def test_identical_unfinished_notebooks_are_not_copies(course):
+    """Two students who saved the release notebook untouched in the same Jupyter have identical files."""
+    for student in ("ann", "bob"):
+        nb = json.loads((RELEASE / f"{NB}.ipynb").read_text())
+        nb["metadata"]["saved_by"] = "the same Jupyter"
+        (_folder(course, student) / f"{NB}.ipynb").write_text(json.dumps(nb))
+    assert not any("byte for byte" in p for p in _intake(course).problems)

@@ -43,6 +43,11 @@ class Cell:
     nbgrader: Nbgrader | None
 
 
+def normalise(text: str) -> str:
+    """A cell's text as compared: trailing spaces and surrounding blank lines do not count."""
+    return "\n".join(line.rstrip() for line in str(text).strip().splitlines())
+
+
 def cells_of(nb: dict, name: str, intake: Intake) -> list[Cell]:
     """The notebook's checked cells; one damage line names what was malformed."""
     raw = nb.get("cells")

@@ -8,19 +8,15 @@ altogether gets one line, and its cells are matched by their text.
 from __future__ import annotations
 
 from ..inert import shown
-from .cells import Cell
+from .cells import Cell, normalise
 from .expected import TestCell
 from .model import CodeCell, Intake
-
-
-def _norm(text: str) -> str:
-    return "\n".join(line.rstrip() for line in str(text).strip().splitlines())
 
 
 def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], intake: Intake,
                   salvaged: bool = False) -> None:
     """Student code cells in order; test and read-only cells compared with the course's versions."""
-    locked = {_norm(t.text): gid for gid, t in expected.items() if not t.meta[1]}
+    locked = {normalise(t.text): gid for gid, t in expected.items() if not t.meta[1]}
     code = [c for c in cells if c.cell_type == "code"]
     if not salvaged and expected and code and not any(c.nbgrader and c.nbgrader.grade_id for c in code):
         _stripped_metadata(code, name, expected, locked, intake)
@@ -35,7 +31,7 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
             if nbg.valid and nbg.flags != want.meta:
                 changed.append(gid)
             if not want.meta[1]:
-                if _norm(cell.source) != _norm(want.text):
+                if normalise(cell.source) != normalise(want.text):
                     edited.append(gid)
                 if want.meta[2]:
                     continue                                   # test or read-only cell: never run
@@ -43,10 +39,15 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
             intake.damage(f"{name}.ipynb has an extra grade cell {shown(gid or '?', 60)} that is not in the "
                           "assignment; it was not run.")
             continue
-        elif _norm(cell.source) in locked:
+        elif normalise(cell.source) in locked:
             continue                                           # a test cell without its metadata
         intake.cells.append(CodeCell(name, cell.index, cell.source))
     _report(name, expected, seen, edited, changed, salvaged, intake)
+
+
+def has_work(cells: list[CodeCell], given: frozenset) -> bool:
+    """Whether any of the notebook's kept code cells differs from the code the release gave the student."""
+    return any(normalise(c.source) not in given for c in cells)
 
 
 def _report(name, expected, seen, edited, changed, salvaged, intake) -> None:
@@ -69,7 +70,7 @@ def _stripped_metadata(code: list[Cell], name: str, expected: dict[str, TestCell
     """No cell carries nbgrader metadata: match test cells by text, report once for the notebook."""
     found = set()
     for cell in code:
-        gid = locked.get(_norm(cell.source))
+        gid = locked.get(normalise(cell.source))
         if gid is not None and expected[gid].meta[2]:
             found.add(gid)
             continue

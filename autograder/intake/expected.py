@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..course import init_command
-from .cells import cells_of
+from .cells import cells_of, normalise
 from .model import Intake
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
@@ -37,6 +37,8 @@ class CourseNotebooks:
     names: tuple[str, ...]                           # the assignment's notebooks, without .ipynb
     expected: dict[str, dict[str, TestCell]]         # notebook -> grade_id -> cell to keep
     source_digests: dict[str, str]                   # sha256 of a source notebook's bytes -> its name
+    release_digests: frozenset                       # sha256 of the release notebooks' bytes
+    given: dict[str, frozenset]                      # notebook -> its code cells as handed out (normalised)
     instructor_files: frozenset                      # (st_dev, st_ino) of source/ and release/ notebooks
     release_missing: bool
 
@@ -59,9 +61,25 @@ def _load(src: Path, rel: Path, key: tuple) -> CourseNotebooks:
     release_missing = not rel.is_dir()
     expected = {n: expected_cells(src / f"{n}.ipynb", None if release_missing else rel / f"{n}.ipynb")
                 for n in names}
-    digests = {hashlib.sha256((src / f"{n}.ipynb").read_bytes()).hexdigest(): n for n in names}
+    digests = {_digest(src / f"{n}.ipynb"): n for n in names}
+    released = frozenset(_digest(p) for p in rel.glob("*.ipynb"))
+    given = {n: _given(src / f"{n}.ipynb", None if release_missing else rel / f"{n}.ipynb", expected[n])
+             for n in names}
     inodes = frozenset((st.st_dev, st.st_ino) for st in (os.stat(p) for p, *_ in key))
-    return CourseNotebooks(names, expected, digests, inodes, release_missing)
+    return CourseNotebooks(names, expected, digests, released, given, inodes, release_missing)
+
+
+def _given(source_nb: Path, release_nb: Path | None, expected: dict[str, TestCell]) -> frozenset:
+    """The code cells a student starts from: the release's, or the source's with solutions as released."""
+    if release_nb is not None and release_nb.exists():
+        texts = [c.source for c in _cells(release_nb) if c.cell_type == "code"]
+    else:
+        texts = [strip_hidden_tests(c.source) for c in _cells(source_nb) if c.cell_type == "code"]
+    return frozenset(normalise(t) for t in [*texts, *(t.text for t in expected.values())])
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCell]:

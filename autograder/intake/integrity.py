@@ -4,10 +4,13 @@ A student whose notebook is a link to a classmate's, or to the instructor's
 ``source/`` (the solutions), must not be graded on that work. Links are never
 followed (``files.py``); here the link's target is only named, to tell the
 instructor whose files it points at. Hard links and byte-identical copies of
-the instructor's source notebooks are found by inode and by digest.
+the instructor's source notebooks are found by inode and by digest (not
+graded); a hard link to, or a byte-identical copy of, a classmate's notebook
+is graded but flagged on both (nobody can tell from the bytes who copied).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -16,9 +19,12 @@ from pathlib import Path
 
 from ..inert import shown
 from .expected import CourseNotebooks
-from .files import Link
+from .files import MAX_NOTEBOOK_BYTES, Link, listing, open_folder, read_regular
+from .model import Refused
+from .names import notebook_for
 
 _MAX_CLASSMATES = 5_000
+_MAX_PER_STUDENT = 20
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,67 @@ def copy_event(data: bytes, st: os.stat_result, what: str, ctx: Context) -> tupl
             return (f"Integrity: {what} is the same file (a hard link) as classmate {shown(other)}'s "
                     f"notebook; it was graded, but both must be reviewed.", False)
     return None
+
+
+def twin_event(data: bytes, what: str, ctx: Context) -> str | None:
+    """The message when classmates submitted exactly these bytes (call it only for a notebook with work in it:
+    two students who saved an untouched notebook in the same Jupyter may well have identical files)."""
+    twins = _identical_classmates(hashlib.sha256(data).hexdigest(), ctx)
+    if not twins:
+        return None
+    more = f" and {len(twins) - 3} more" if len(twins) > 3 else ""
+    return (f"Integrity: {what} is byte for byte the same as the notebook of classmate(s) "
+            f"{', '.join(shown(t) for t in twins[:3])}{more}; it was graded, but all must be reviewed.")
+
+
+def _identical_classmates(digest: str, ctx: Context) -> list[str]:
+    """Classmates who submitted a notebook with exactly these bytes (an untouched release copy excepted)."""
+    if digest in ctx.notebooks.release_digests:
+        return []
+    submitted = ctx.course / "submitted"
+    key = tuple(_stamp(submitted / s / ctx.assignment) for s in _students(submitted))    # a new class, a new read
+    owners = class_digests(submitted, ctx.assignment, tuple(ctx.notebooks.names), key).get(digest, ())
+    return sorted(s for s in owners if s != ctx.student)
+
+
+@functools.lru_cache(maxsize=4)
+def class_digests(submitted: Path, assignment: str, names: tuple, key: tuple) -> dict[str, frozenset]:
+    """sha256 of each classmate's notebook bytes -> who submitted it, read once per process and class.
+
+    Read as intake reads: no links followed, regular files only, capped; anything odd is skipped.
+    """
+    owners: dict[str, set] = {}
+    for student in _students(submitted):
+        try:
+            fd = open_folder(submitted / student / assignment, 2)
+        except (Refused, OSError):
+            continue
+        try:
+            for file in [f for f in listing(fd) if notebook_for(f, names)][:_MAX_PER_STUDENT]:
+                try:
+                    data, _ = read_regular(fd, submitted / student / assignment, file, MAX_NOTEBOOK_BYTES)
+                except (Refused, OSError):
+                    continue
+                owners.setdefault(hashlib.sha256(data).hexdigest(), set()).add(student)
+        finally:
+            os.close(fd)
+    return {d: frozenset(s) for d, s in owners.items()}
+
+
+def _stamp(folder: Path) -> tuple:
+    try:
+        st = os.stat(folder, follow_symlinks=False)
+    except OSError:
+        return (str(folder),)
+    return (str(folder), st.st_ino, st.st_mtime_ns)
+
+
+def _students(submitted: Path) -> list[str]:
+    try:
+        with os.scandir(submitted) as entries:
+            return sorted(e.name for e in entries)[:_MAX_CLASSMATES]
+    except OSError:
+        return []
 
 
 def _hard_linked_classmate(st: os.stat_result, ctx: Context) -> str | None:

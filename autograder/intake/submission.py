@@ -14,10 +14,10 @@ from pathlib import Path
 from ..course import DEFAULT_ASSIGNMENT
 from ..inert import shown
 from .cells import cells_of
-from .compare import collect_cells
+from .compare import collect_cells, has_work
 from .expected import course_notebooks
 from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
-from .integrity import Context, copy_event, link_event
+from .integrity import Context, copy_event, link_event, twin_event
 from .model import Intake, Refused
 from .names import Found, find, notebook_for
 from .parse import decode, parse
@@ -98,12 +98,22 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
         intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
                       "mostly outputs; the outputs were ignored and the code graded.")
     nb, salvaged = parse(decode(raw, name, intake), name, intake)
-    if nb is not None:
-        collect_cells(cells_of(nb, name, intake), name, ctx.notebooks.expected.get(name, {}), intake, salvaged)
+    if nb is None:
+        return
+    expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
+    collect_cells(cells_of(nb, name, intake), name, expected, intake, salvaged)
+    if has_work(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())):
+        event = twin_event(raw, _what(found), ctx)
+        if event:
+            intake.damage(event)
+
+
+def _what(found: Found) -> str:
+    return f"{found.name}.ipynb" if found.file == f"{found.name}.ipynb" else shown(found.file)
 
 
 def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> bytes | None:
-    what = f"{found.name}.ipynb" if found.file == f"{found.name}.ipynb" else shown(found.file)
+    what = _what(found)
     try:
         raw, st = read_regular(fd, folder, found.file)
     except LinkRefused as exc:
