@@ -47,7 +47,8 @@ def csv_cell(value: object) -> object:
     """
     if isinstance(value, str):
         quote = "'" if value.startswith(_FORMULA_START) else ""
-        return quote + _CSV_CONTROLS.sub("", value)
+        text = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")   # undecodable bytes
+        return quote + _CSV_CONTROLS.sub("", text)
     return value
 
 

@@ -10,7 +10,8 @@ from .course import DEFAULT_ASSIGNMENT, DEFAULT_COURSE_ID
 
 def student_seed(student_id: str, course: str = DEFAULT_COURSE_ID, assignment: str = DEFAULT_ASSIGNMENT) -> int:
     """A 64-bit seed from course id, assignment and student id (the defaults: the bundled chapter)."""
-    digest = hashlib.sha256(f"{course}\x1f{assignment}\x1f{student_id}".encode()).digest()
+    key = f"{course}\x1f{assignment}\x1f{student_id}".encode("utf-8", "surrogateescape")   # any folder name
+    digest = hashlib.sha256(key).digest()
     return int.from_bytes(digest[:8], "big")
 
 

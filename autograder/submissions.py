@@ -64,6 +64,11 @@ def write_submission(release_dir: Path, source_dir: Path, dest: Path,
             continue
         nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
         nb.cells += [nbformat.v4.new_code_cell(code) for code in (extra_cells or {}).get(path.stem, [])]
-        nb.metadata["sample_submission"] = {"student": dest.parent.name}
+        nb.metadata["sample_submission"] = {"student": _printable(dest.parent.name)}
         nbformat.write(nb, dest / path.name)
     return dest
+
+
+def _printable(name: str) -> str:
+    """A folder name as text JSON can hold (bytes that are not UTF-8 shown as escapes)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

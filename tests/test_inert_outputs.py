@@ -113,16 +113,20 @@ def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
     assert (tmp_path / "results/bob/results.json").exists() and len(gradebook.records) == 3
 
 
+NOT_UTF8 = os.fsdecode(b"bytes-\xff\xfe")          # a folder name that is not text
+
+
 @pytest.mark.slow
 def test_a_class_of_odd_ids_is_graded_whole(tmp_path):
-    course = make_class(tmp_path, [], custom={s: {} for s in ODD_IDS})
+    course = make_class(tmp_path, [], custom={s: {} for s in [*ODD_IDS, NOT_UTF8]})
     result = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False)
-    assert result.errors == []
-    assert sorted(r["student_id"] for r in result.records) == sorted(ODD_IDS)
+    [error] = result.errors                                         # only nbgrader's gradebook cannot hold it
+    assert "'bytes-\\xff\\xfe' is not UTF-8 text" in error and "by hand" in error
+    assert sorted(r["student_id"] for r in result.records) == sorted([*ODD_IDS, NOT_UTF8])
     assert all(r["total"] == 28 for r in result.records)
     rows = {row["student_id"]: row for row in read_csv(tmp_path / "out/grades.csv")}
-    assert set(rows) == {("'" + s if s[0] in "=-" else s) for s in ODD_IDS}
-    for student in ODD_IDS:
+    assert set(rows) == {("'" + s if s[0] in "=-" else s) for s in ODD_IDS} | {"bytes-\\xff\\xfe"}
+    for student in [*ODD_IDS, NOT_UTF8]:
         assert (tmp_path / "out/feedback" / student / "index.html").exists()
         _strict_json((tmp_path / "out/results" / student / "results.json").read_text())
-    assert all(len(p.name.encode()) <= 255 for p in Path(tmp_path / "out").rglob("*"))
+    assert all(len(os.fsencode(p.name)) <= 255 for p in Path(tmp_path / "out").rglob("*"))

@@ -40,10 +40,22 @@ def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: s
 def _lateness(gradebook, records: list[dict], course: Path, assignment: str) -> tuple[dict, list[str]]:
     """Each student's Lateness: the submission time from timestamp.txt, the rest from the gradebook."""
     times = submission_times(course, assignment, [r["student_id"] for r in records])
+    storable = [r for r in records if _is_text(r["student_id"])]
+    errors = [f"the gradebook: the student id {shown(r['student_id'])} is not UTF-8 text, which nbgrader's "
+              "gradebook cannot hold; enter this student's grade by hand" for r in records if r not in storable]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
-        gradebook.finish(records, {s: t.text() for s, t in times.items()}) or {}))
-    return {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}, [error] if error else []
+        gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}) or {}))
+    return {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}, errors + ([error] if error else [])
+
+
+def _is_text(student_id: str) -> bool:
+    """Whether the id is text: a folder name with bytes that are not UTF-8 is not, and no database holds it."""
+    try:
+        student_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _student_outputs(out: Path, record: dict, late, course, assignment: str, delivery: list[str]) -> list[str]:

@@ -37,7 +37,7 @@ def report_html(records: list[dict], assignment: str, late: dict[str, Lateness] 
         parts.append(image(svg.bars(labels, counts, "Misconceptions diagnosed", "students"), "misconceptions"))
     parts.append("<h2>Students needing review</h2>")
     parts.append(table(["student", "total", "why"], (
-        [f'<a href="feedback/{escape(quote(r["student_id"], safe=""))}/index.html">{escape(r["student_id"])}</a>',
+        [f'<a href="feedback/{escape(quote(r["student_id"].encode("utf-8", "surrogateescape"), safe=""))}/index.html">{escape(r["student_id"])}</a>',
          f'{score(r["total"], late.get(r["student_id"])):g}/{r["max_total"]}', "<br>".join(escape(p) for p in r.get("integrity", []))]
         for r in review)) if review else "<p>None.</p>")
     parts += _lateness_section(records, late) + _delivery_section(delivery)
