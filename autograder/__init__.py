@@ -10,7 +10,8 @@ import importlib
 _EXPORTS = {
     "grade_namespace": "autograder.grading",
     "run_cell": "autograder.grading",
-    "build_record": "autograder.grading",
+    "Record": "autograder.records",
+    "CheckResult": "autograder.records",
     "RUBRIC": "autograder.rubric",
     "max_total": "autograder.rubric",
     "grade_submission": "autograder.hardened",

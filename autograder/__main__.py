@@ -37,6 +37,10 @@ def _grade(args) -> int:
         return _error(exc)
     for note in result.notes:
         print(one_line(f"note: {note}"), file=sys.stderr)
+    if result.regraded:
+        n = len(result.regraded)
+        print(f"{n} record{'s were' if n != 1 else ' was'} graded by an older rubric, source notebooks or "
+              "grader version; regraded")
     print(one_line(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
                    f"report: {result.out / 'report.html'}"))
     for line in result.errors:
@@ -86,7 +90,6 @@ def _release(args) -> int:
 def _check(args) -> int:
     from .hardened import grade_submission
     from .lifecycle import Stop, stop_on_signals
-    from .records import dumps
     from .textreport import check_table
     try:
         with stop_on_signals():
@@ -97,7 +100,7 @@ def _check(args) -> int:
         return stop.exit_code
     except ValueError as exc:
         return _error(exc)
-    print(dumps(record) if args.json else check_table(record))
+    print(record.to_json() if args.json else check_table(record))
     return 0
 
 

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .course import Course, choose_assignment, load_course, resolve_db_url
+from .fingerprint import fingerprint, points_disagreements
 from .inert import shown
 from .intake import course_notebooks
 from .lifecycle import Stop, critical
 from .outputs.gradebook import GradebookWriter
 from .outputs.runlock import RunLocks
 from .progress import Progress
-from .records import OutputError, read_record, write_record
+from .records import OutputError, Record, not_graded, read_record, write_record
 
 _SERVER = None
 _SERVER_LOCK = threading.Lock()
@@ -55,40 +56,38 @@ def _forget_server(server) -> None:
         pass
 
 
-def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> dict:
-    """One student's complete record; never raises (a grader failure becomes a record for review)."""
+def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> Record:
+    """One student's record; never raises (a grader failure becomes a record for review)."""
     from .hardened import grade_submission
     from .sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
     try:
-        record = grade_submission(folder, course=course, student_id=student_id, server=_server(),
-                                  limits=Limits(**limits) if limits else None, assignment=assignment)
+        return grade_submission(folder, course=course, student_id=student_id, server=_server(),
+                                limits=Limits(**limits) if limits else None, assignment=assignment)
     except Exception as exc:  # noqa: BLE001 - one submission must not stop the batch
-        record = failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
-                               f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4))
-    record.update(complete=True, assignment=assignment)
-    return record
+        return failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
+                             f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4),
+                             course=course, assignment=assignment)
 
 
-def failed_record(student_id: str, message: str, detail: str = "") -> dict:
-    from .grading import build_record
+def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
+                  assignment: str = "") -> Record:
+    """Every check at 0 with ``message``, marked for review."""
     from .rubric import RUBRIC
-    checks = [{"grade_id": g, "check": i.name, "category": i.category, "points": 0, "max_points": i.points,
-               "passed": False, "diagnosis": None, "message": "Not graded: " + message, "details": {}}
-              for g, items in RUBRIC.items() for i in items]
-    record = build_record(student_id, checks, integrity=[message], needs_review=True)
-    record.update(notes=[], output="", sandbox={}, grader_error=detail)
-    return record
+    checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
+    return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
+                  grader_error=detail, fingerprint=fingerprint(course, assignment) if course else "")
 
 
 @dataclass
 class BatchResult:
     out: Path
-    records: list[dict] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)     # outputs that could not be written (one line each)
     notes: list[str] = field(default_factory=list)
+    regraded: list[str] = field(default_factory=list)   # records graded by an older rubric, notebooks or version
 
 
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
@@ -123,11 +122,14 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
+    check_points(course, assignment)
+    current = fingerprint(course, assignment)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
     with _counting_on_stop(out, everyone, assignment), RunLocks(out, db_url) as locks:
-        todo = [s for s in everyone if not (resume and read_record(out, s, assignment))]
+        stored = {s: read_record(out, s, assignment) for s in everyone} if resume else {}
+        todo = [s for s in everyone if not (stored.get(s) and stored[s].fingerprint == current)]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
-                             notes=list(settings.notes))
+                             notes=list(settings.notes), regraded=[s for s in todo if stored.get(s)])
         bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if outputs else None
@@ -136,7 +138,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
                 limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
-            result.records = [r for s in everyone if (r := read_record(out, s, assignment))]
+            result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
             if outputs:
                 from .outputs import write_outputs
                 result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
@@ -148,6 +150,16 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
         finally:
             bar.close()                          # what follows (a message, say) starts on its own line
     return result
+
+
+def check_points(course: Path, assignment: str) -> None:
+    """Stop before grading when the course's source notebooks and the rubric disagree on points."""
+    source = course / "source" / assignment
+    problems = points_disagreements(source) if source.is_dir() else []
+    if problems:
+        raise ValueError("the rubric and the source notebooks disagree on points (the rubric in "
+                         "autograder/rubric.py is the one source; make the notebooks' nbgrader points agree "
+                         "and run `make release`): " + "; ".join(problems))
 
 
 @contextmanager
@@ -165,14 +177,14 @@ def _gradebook_url(course: Course, url: str | None) -> str:
     return resolve_db_url(url, Path.cwd()) if url else course.db_url
 
 
-def _finish(out: Path, record: dict, bar: Progress, errors: list[str]) -> None:
+def _finish(out: Path, record: Record, bar: Progress, errors: list[str]) -> None:
     """Write one record; a write error (a full disk, say) is that student's, and the batch goes on."""
     try:
         with critical():                     # a stop signal waits until the record is whole
             write_record(out, record)
     except OutputError as exc:
-        errors.append(f"record of {shown(record['student_id'])}: {exc}")
-    bar.advance(failed=bool(record.get("needs_review")))
+        errors.append(f"record of {shown(record.student_id)}: {exc}")
+    bar.advance(failed=record.needs_review)
 
 
 def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=()):
@@ -182,12 +194,12 @@ def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=N
         return
     from .local_pool import run_pool
     run_pool(functools.partial(grade_one, str(course), assignment, limits=limits), todo, finish,
-             functools.partial(_gave_up, assignment), workers=workers, inherited=inherited)
+             functools.partial(_gave_up, str(course), assignment), workers=workers, inherited=inherited)
 
 
-def _gave_up(assignment: str, student: str) -> dict:
-    return dict(failed_record(student, "A grading process died twice on this submission."),
-                complete=True, assignment=assignment)
+def _gave_up(course: str, assignment: str, student: str) -> Record:
+    return failed_record(student, "A grading process died twice on this submission.", course=course,
+                         assignment=assignment)
 
 
 def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=()):

@@ -38,12 +38,11 @@ def _clear_previous(workdir: Path) -> None:
                     "or remove it")
 
 
-def summary_table(records: list[dict]) -> str:
+def summary_table(records) -> str:
     lines = [f"{'student':<26} {'total':>7}  {'review':<6}  diagnoses"]
-    for r in sorted(records, key=lambda r: r["student_id"]):
-        diags = ", ".join(sorted({c["diagnosis"] for c in r["checks"] if c.get("diagnosis")}))
-        lines.append(f"{one_line(r['student_id']):<26} {r['total']:>3}/{r['max_total']:<3}  "
-                     f"{'yes' if r['needs_review'] else '':<6}  {diags}")
+    for r in sorted(records, key=lambda r: r.student_id):
+        lines.append(f"{one_line(r.student_id):<26} {r.total:>3}/{r.max_total:<3}  "
+                     f"{'yes' if r.needs_review else '':<6}  {', '.join(r.diagnoses)}")
     return "\n".join(lines)
 
 
@@ -52,8 +51,8 @@ def run_demo(workdir: Path | None = None, workers: int | None = None) -> Path:
     demo = prepare(Path(workdir) if workdir else Path.cwd() / "demo")
     result = grade_batch(course=demo, out=demo / "grading", workers=workers)
     print(summary_table(result.records))
-    full = sum(r["total"] == r["max_total"] for r in result.records)
-    review = sum(r["needs_review"] for r in result.records)
+    full = sum(r.total == r.max_total for r in result.records)
+    review = sum(r.needs_review for r in result.records)
     print(f"\n{len(result.records)} submissions graded: {full} full marks, {review} need review.")
     print(f"grades:   {result.out / 'grades.csv'}")
     print(f"feedback: {result.out / 'feedback'}/<student>/index.html")

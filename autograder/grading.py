@@ -1,71 +1,68 @@
-"""Run the rubric on a student's functions and assemble the result record."""
+"""Run the rubric on a student's functions and build the result record.
+
+A grade cell's checks call the functions of the notebook that holds the cell,
+as ``nbgrader autograde`` does: each notebook runs in its own kernel, so a
+``softmax`` written in one notebook is not the ``softmax`` of another.
+"""
 from __future__ import annotations
 
+import contextlib
 import traceback
 import warnings
 
 import numpy as np
 
 from .checks._base import Outcome
-from .rubric import CATEGORIES, RUBRIC, cell_max, notebook_of
+from .records import INTERNAL, CheckResult, Record, check_result
+from .rubric import NOTEBOOKS, RUBRIC, notebook_of
 from .seeds import check_rng, student_seed
-from .student import StudentError
-
-INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
+from .student import NotebookFunctions, StudentError
 
 
-def run_item(student, grade_id: str, item, seed: int) -> dict:
-    """One check -> one result dict; never raises."""
+def run_item(student, grade_id: str, item, seed: int) -> CheckResult:
+    """One check -> one result; never raises."""
     try:
         outcome = item.check(student, check_rng(seed, grade_id, item.name))
     except StudentError as exc:
         outcome = Outcome(False, str(exc), diagnosis=exc.diagnosis)
     except Exception:  # noqa: BLE001 - a grader bug must not cost the student or stop the batch
         outcome = Outcome(False, INTERNAL, details={"internal_error": traceback.format_exc(limit=3)})
-    return {
-        "grade_id": grade_id, "check": item.name, "category": item.category,
-        "points": item.points if outcome.passed else 0, "max_points": item.points,
-        "passed": outcome.passed, "diagnosis": outcome.diagnosis, "stage": outcome.stage,
-        "message": outcome.message,
-        "details": outcome.details,
-    }
+    return check_result(grade_id, item, outcome)
 
 
-def run_cell(student, grade_id: str, student_id: str = "anonymous", seed: int | None = None) -> list[dict]:
+def run_cell(student, grade_id: str, student_id: str = "anonymous", seed: int | None = None) -> list[CheckResult]:
+    """The checks of one grade cell. ``student`` is the namespace of the notebook holding the cell
+    (a dict, as the hidden-test cells pass ``globals()``) or an object with ``get(name)``."""
     seed = student_seed(student_id) if seed is None else seed
+    if isinstance(student, dict):
+        student = NotebookFunctions(student, notebook_of(grade_id))
     return [run_item(student, grade_id, item, seed) for item in RUBRIC[grade_id]]
 
 
-def build_record(student_id: str, checks: list[dict], integrity=(), needs_review=False) -> dict:
-    """The record shared by the in-process API and the hardened grader."""
-    categories = {c: {"earned": 0, "max": 0} for c in CATEGORIES}
-    cells: dict[str, dict] = {}
-    for r in checks:
-        categories[r["category"]]["earned"] += r["points"]
-        categories[r["category"]]["max"] += r["max_points"]
-        cell = cells.setdefault(r["grade_id"], {"earned": 0, "max": cell_max(r["grade_id"]),
-                                                "notebook": notebook_of(r["grade_id"])})
-        cell["earned"] += r["points"]
-    internal = any(r["message"] == INTERNAL for r in checks)
-    return {
-        "student_id": student_id,
-        "total": sum(r["points"] for r in checks),
-        "max_total": sum(cell_max(g) for g in RUBRIC),
-        "categories": categories,
-        "cells": cells,
-        "checks": checks,
-        "needs_review": bool(needs_review or internal),
-        "integrity": list(integrity),
-    }
-
-
-def grade_namespace(namespace: dict, student_id: str = "anonymous") -> dict:
-    """Grade whatever exercise functions ``namespace`` defines (missing ones fail their checks).
-
-    The student's numpy warnings are silenced: a warning never costs points or clutters output.
-    """
-    seed = student_seed(student_id)
+@contextlib.contextmanager
+def quiet():
+    """The student's numpy warnings are silenced: a warning never costs points or clutters output."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        checks = [r for grade_id in RUBRIC for r in run_cell(namespace, grade_id, student_id, seed)]
-    return build_record(student_id, checks)
+        yield
+
+
+def per_notebook(namespace: dict) -> dict[str, dict]:
+    """notebook -> namespace: ``namespace`` itself when it maps notebook names to namespaces, else the
+    same namespace for every notebook (one module or dict defining all the functions)."""
+    if namespace and set(namespace) <= set(NOTEBOOKS) and all(isinstance(v, dict) for v in namespace.values()):
+        return {nb: namespace.get(nb, {}) for nb in NOTEBOOKS}
+    return {nb: namespace for nb in NOTEBOOKS}
+
+
+def grade_namespace(namespace: dict, student_id: str = "anonymous") -> Record:
+    """Grade the exercise functions a namespace defines (missing ones fail their checks).
+
+    ``namespace`` is one dict for all notebooks, or ``{notebook: dict}`` with each notebook's own
+    namespace, as nbgrader runs them; a grade cell's checks use its notebook's namespace.
+    """
+    seed = student_seed(student_id)
+    spaces = per_notebook(namespace)
+    with quiet():
+        checks = [r for g in RUBRIC for r in run_cell(spaces[notebook_of(g)], g, student_id, seed)]
+    return Record(student_id, checks)

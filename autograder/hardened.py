@@ -2,13 +2,20 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from .course import find_course, infer_assignment, infer_student, load_course
-from .grading import build_record, run_cell
+from .fingerprint import fingerprint
+from .grading import run_cell
+from .intake import Intake
 from .intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
 from .intake.names import notebook_for
-from .rubric import FUNCTIONS, NOTEBOOKS, RUBRIC
+from .records import Record
+from .rubric import FUNCTIONS, NOTEBOOKS
 from .sandbox.limits import Limits
 from .sandbox.session import ForkServer
 from .sandboxed_student import SandboxedStudent
@@ -16,7 +23,7 @@ from .seeds import student_seed
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
-                     server: ForkServer | None = None, assignment: str | None = None) -> dict:
+                     server: ForkServer | None = None, assignment: str | None = None) -> Record:
     """The result record for one submission (a folder of notebooks or one notebook).
 
     The course defaults to the one found above ``path``, the assignment and the student to what
@@ -29,22 +36,68 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     assignment = assignment or infer_assignment(path, course)
     student_id = student_id or infer_student(path, assignment)
     intake = intake_submission(path, course, assignment, student_id)
+    single = path.name.lower().endswith(".ipynb")
+    notebook = notebook_for(path.name, NOTEBOOKS) if single else None
+    notebooks = [nb for nb in NOTEBOOKS if not single or nb == notebook]
+    seed = student_seed(student_id, load_course(course).course_id, assignment)
+    limits = limits or Limits()
+    deadline = time.monotonic() + limits.total_seconds         # one time budget for the whole submission
     own_server = server is None
     server = server or ForkServer()
-    names = sorted({f for fs in FUNCTIONS.values() for f in fs})
-    student = SandboxedStudent(server, intake.cells, names, limits or Limits())
     try:
-        seed = student_seed(student_id, load_course(course).course_id, assignment)
-        single = path.name.lower().endswith(".ipynb")
-        notebook = notebook_for(path.name, NOTEBOOKS) if single else None
-        grade_ids = [g for g in RUBRIC if not single or g in NOTEBOOKS.get(notebook, ())]
-        checks = [r for g in grade_ids for r in run_cell(student, g, student_id, seed)]
+        graded = _side_by_side(notebooks, lambda nb, stop, live: grade_notebook(
+            server, intake, nb, seed, limits, deadline, stop, live))
     finally:
-        student.close()
         if own_server:
             server.close()
-    record = build_record(student_id, checks, integrity=intake.problems + student.events,
-                          needs_review=intake.needs_review or bool(student.events))
-    record.update(notes=intake.notes + student.notes, output="\n".join(student.outputs), sandbox=student.status,
-                  max_total=sum(sum(i.points for i in RUBRIC[g]) for g in grade_ids))
-    return record
+    events = [e for g in graded for e in g.events]
+    return Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
+                  fingerprint=fingerprint(course, assignment), needs_review=intake.needs_review or bool(events),
+                  integrity=intake.problems + events, notes=intake.notes + [n for g in graded for n in g.notes],
+                  output="\n".join(g.output for g in graded if g.output),
+                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
+
+
+@dataclass
+class GradedNotebook:
+    checks: list
+    events: list[str]
+    notes: list[str]
+    output: str
+    sandbox: dict
+
+
+def _side_by_side(notebooks: list[str], grade) -> list:
+    """``grade(notebook, stop, live)`` for every notebook, each in its own thread (their workers start and
+    run side by side). If this thread is interrupted (a stop signal), every worker is ended at once."""
+    stop, live = threading.Event(), []
+    pool = ThreadPoolExecutor(max_workers=max(len(notebooks), 1))
+    try:
+        futures = [pool.submit(grade, nb, stop, live) for nb in notebooks]
+        return [f.result() for f in futures]
+    except BaseException:
+        stop.set()
+        for student in list(live):
+            student.abort()
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def grade_notebook(server: ForkServer, intake: Intake, notebook: str, seed: int, limits: Limits, deadline: float,
+                   stop: threading.Event | None = None, live: list | None = None) -> GradedNotebook:
+    """One notebook in its own worker (as nbgrader runs it in its own kernel), then its grade cells' checks."""
+    cells = [c for c in intake.cells if c.notebook == notebook]
+    student = SandboxedStudent(server, cells, FUNCTIONS[notebook], limits, notebook=notebook, deadline=deadline,
+                               stop=stop, start=False)
+    if live is not None:
+        live.append(student)
+    try:
+        student.start()
+        checks = [r for g in NOTEBOOKS[notebook] for r in run_cell(student, g, seed=seed)]
+    finally:
+        student.close()
+    output = "\n".join(student.outputs)
+    if output.strip():
+        output = f"--- {notebook}.ipynb ---\n{output}"
+    return GradedNotebook(checks, student.events, student.notes, output, student.status)

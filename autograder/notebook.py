@@ -44,6 +44,6 @@ def grade_cell(grade_id: str, namespace: dict, student_id: str | None = None) ->
         warnings.simplefilter("ignore")
         results = run_cell(namespace, grade_id, student_id, current_seed(student_id))
     for r in results:
-        mark = "PASS" if r["passed"] else "FAIL"
-        print(f"[{mark}] {r['check']} ({r['points']}/{r['max_points']}): {r['message']}")
-    return float(sum(r["points"] for r in results))
+        mark = "PASS" if r.passed else "FAIL"
+        print(f"[{mark}] {r.check} ({r.points}/{r.max_points}): {r.message}")
+    return float(sum(r.points for r in results))

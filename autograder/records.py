@@ -1,9 +1,17 @@
-"""Result records on disk: one JSON file per student, written atomically.
+"""Result records: typed values built here, totals computed here, JSON on disk written atomically.
 
-A record is complete when it parses and carries ``"complete": true`` for the
-assignment being graded; ``--resume`` skips complete records. A write goes to
-a temporary file in the same folder, is flushed to disk, then renamed over
-the old one, so a crash or a full disk never leaves a half-written record.
+A ``Record`` holds what was graded (the ``CheckResult`` of every check that
+ran) and what happened around it (integrity problems, the student's errors and
+output). Every total and maximum -- per cell, notebook, category and overall --
+is computed from the checks by the properties below, and every output reads
+them; nothing else adds points up.
+
+On disk a record is one JSON file per student, written atomically: a write
+goes to a temporary file in the same folder, is flushed to disk, then renamed
+over the old one, so a crash or a full disk never leaves a half-written
+record. A record read back is current when it is for the assignment being
+graded and carries the fingerprint of what grades now (see ``fingerprint``);
+``--resume`` keeps current records and regrades the rest.
 """
 from __future__ import annotations
 
@@ -11,16 +19,161 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import asdict, dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 
 from .inert import json_safe
+from .rubric import CATEGORIES, notebook_of
 
+INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
 _PLAIN_NAME_BYTES = 200          # ids longer than this get a shortened name with a digest
 
 
 class OutputError(Exception):
     """Writing results failed (e.g. the disk is full); what is already written is intact."""
 
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One rubric check of one grade cell: points earned, the maximum, and what to tell the student."""
+    grade_id: str
+    check: str
+    category: str
+    points: int
+    max_points: int
+    passed: bool
+    message: str
+    diagnosis: str | None = None
+    stage: str | None = None          # with no diagnosis: the stage that deviates (misconceptions/localise.py)
+    details: dict = field(default_factory=dict)
+
+    @property
+    def notebook(self) -> str:
+        return notebook_of(self.grade_id)
+
+    @property
+    def internal_error(self) -> bool:
+        return "internal_error" in self.details
+
+
+@dataclass(frozen=True)
+class Score:
+    earned: int
+    max: int
+
+
+@dataclass(frozen=True)
+class CellScore:
+    notebook: str
+    earned: int
+    max: int
+
+
+@dataclass(frozen=True)
+class Record:
+    """One student's graded submission. Totals are properties of the checks, never stored apart."""
+    student_id: str
+    checks: tuple[CheckResult, ...]
+    assignment: str = ""
+    fingerprint: str = ""
+    needs_review: bool = False
+    integrity: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    output: str = ""
+    sandbox: dict = field(default_factory=dict)
+    grader_error: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "checks", tuple(self.checks))
+        object.__setattr__(self, "integrity", tuple(self.integrity))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        internal = any(c.internal_error for c in self.checks)
+        object.__setattr__(self, "needs_review", bool(self.needs_review or internal))
+
+    @cached_property
+    def total(self) -> int:
+        return sum(c.points for c in self.checks)
+
+    @cached_property
+    def max_total(self) -> int:
+        return sum(c.max_points for c in self.checks)
+
+    @cached_property
+    def cells(self) -> dict[str, CellScore]:
+        """grade_id -> earned and maximum of that cell, in the order the checks ran."""
+        out: dict[str, CellScore] = {}
+        for c in self.checks:
+            old = out.get(c.grade_id, CellScore(c.notebook, 0, 0))
+            out[c.grade_id] = CellScore(old.notebook, old.earned + c.points, old.max + c.max_points)
+        return out
+
+    @cached_property
+    def notebooks(self) -> dict[str, Score]:
+        return _sum_by(self.checks, lambda c: c.notebook)
+
+    @cached_property
+    def categories(self) -> dict[str, Score]:
+        """Every category of the rubric (0/0 where none of its checks ran)."""
+        found = _sum_by(self.checks, lambda c: c.category)
+        return {cat: found.get(cat, Score(0, 0)) for cat in (*CATEGORIES, *found)}
+
+    @property
+    def diagnoses(self) -> list[str]:
+        return sorted({c.diagnosis for c in self.checks if c.diagnosis})
+
+    def to_dict(self) -> dict:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["checks"] = [asdict(c) for c in self.checks]
+        data.update(integrity=list(self.integrity), notes=list(self.notes), complete=True,
+                    total=self.total, max_total=self.max_total,
+                    categories={k: asdict(v) for k, v in self.categories.items()},
+                    cells={k: asdict(v) for k, v in self.cells.items()},
+                    notebooks={k: asdict(v) for k, v in self.notebooks.items()})
+        return data
+
+    def to_json(self) -> str:
+        """Always valid JSON (non-finite floats become null)."""
+        return dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Record:
+        """The record ``to_dict`` wrote; the totals in it are recomputed, not read."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        check_fields = {f.name for f in fields(CheckResult)}
+        kwargs["checks"] = [CheckResult(**{k: v for k, v in c.items() if k in check_fields})
+                            for c in data["checks"]]
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        return cls.from_dict(json.loads(text))
+
+
+def _sum_by(checks, key) -> dict[str, Score]:
+    out: dict[str, Score] = {}
+    for c in checks:
+        old = out.get(key(c), Score(0, 0))
+        out[key(c)] = Score(old.earned + c.points, old.max + c.max_points)
+    return out
+
+
+def check_result(grade_id: str, item, outcome) -> CheckResult:
+    """The result of rubric ``item`` (a rubric.Item) given the check's ``outcome`` (a checks._base.Outcome)."""
+    return CheckResult(grade_id=grade_id, check=item.name, category=item.category,
+                       points=item.points if outcome.passed else 0, max_points=item.points,
+                       passed=outcome.passed, message=outcome.message, diagnosis=outcome.diagnosis,
+                       stage=outcome.stage, details=outcome.details)
+
+
+def not_graded(grade_id: str, item, message: str) -> CheckResult:
+    """A check that could not run at all: 0 points, the reason as its message."""
+    return CheckResult(grade_id=grade_id, check=item.name, category=item.category, points=0,
+                       max_points=item.points, passed=False, message="Not graded: " + message)
+
+
+# --- on disk --------------------------------------------------------------------------------
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     path = Path(path)
@@ -73,17 +226,23 @@ def dumps(value, indent: int | None = 1) -> str:
     return json.dumps(json_safe(value), indent=indent, sort_keys=True, allow_nan=False)
 
 
-def write_record(out: Path, record: dict) -> None:
-    atomic_write(record_path(out, record["student_id"]), dumps(record))
+def write_record(out: Path, record: Record) -> None:
+    atomic_write(record_path(out, record.student_id), record.to_json())
 
 
-def read_record(out: Path, student_id: str, assignment: str) -> dict | None:
-    """The complete record for this student and assignment, or None."""
+def load_record(out: Path, student_id: str) -> Record | None:
+    """The stored record of this student, or None when there is none or it cannot be read."""
     try:
-        record = json.loads(record_path(out, student_id).read_text())
-    except (OSError, ValueError):
+        return Record.from_json(record_path(out, student_id).read_text())
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    if (isinstance(record, dict) and record.get("complete") is True and record.get("assignment") == assignment
-            and record.get("student_id") == student_id):
-        return record
-    return None
+
+
+def read_record(out: Path, student_id: str, assignment: str, fingerprint: str | None = None) -> Record | None:
+    """The stored record for this student and assignment (graded with ``fingerprint`` when given), or None."""
+    record = load_record(out, student_id)
+    if record is None or record.assignment != assignment or record.student_id != student_id:
+        return None
+    if fingerprint is not None and record.fingerprint != fingerprint:
+        return None
+    return record

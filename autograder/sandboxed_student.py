@@ -1,11 +1,16 @@
-"""The rubric's view of a sandboxed submission: ``student.get(name)`` returns a proxy callable.
+"""The rubric's view of one sandboxed notebook: ``student.get(name)`` returns a proxy callable.
 
-The proxy sends the inputs to the worker and rebuilds the returned value from
-checked wire data; a crash or an overrun becomes a failed check with a clear
-message, and the next call gets a fresh worker while the spawn budget lasts.
+Each notebook of a submission runs in its own worker, as ``nbgrader autograde``
+runs each notebook in its own kernel. The proxy sends the inputs to the
+worker and rebuilds the returned value from checked wire data; a crash or an
+overrun becomes a failed check with a clear message, and the next call gets a
+fresh worker while the spawn budget lasts.
 """
 from __future__ import annotations
 
+import os
+import signal
+import threading
 import time
 
 from .intake import CodeCell
@@ -15,9 +20,16 @@ from .student import StudentError, StudentRaised
 
 
 class SandboxedStudent:
-    def __init__(self, server: ForkServer, cells: list[CodeCell], names: list[str], limits: Limits):
-        self.server, self.cells, self.names, self.limits = server, cells, names, limits
-        self.deadline = time.monotonic() + limits.total_seconds
+    """One notebook's code cells in a sandboxed worker. ``deadline`` (time.monotonic) is shared by all
+    the notebooks of a submission; by default it is ``limits.total_seconds`` from now. Once ``stop`` is
+    set no worker starts and no call is made (see ``abort``)."""
+
+    def __init__(self, server: ForkServer, cells: list[CodeCell], names, limits: Limits,
+                 notebook: str | None = None, deadline: float | None = None,
+                 stop: threading.Event | None = None, start: bool = True):
+        self.server, self.cells, self.names, self.limits = server, cells, list(names), limits
+        self.notebook = notebook
+        self.deadline = deadline if deadline is not None else time.monotonic() + limits.total_seconds
         self.skip: set[int] = set()
         self.events: list[str] = []          # what went wrong, for the record (needs review)
         self.notes: list[str] = []           # the student's own errors (shown in feedback)
@@ -25,14 +37,34 @@ class SandboxedStudent:
         self.status: dict = {}
         self.spawns = 0
         self.worker: WorkerHandle | None = None
+        self.live: WorkerHandle | None = None     # the worker in use, while it runs the cells too
+        self.stop = stop or threading.Event()
         self.defined: set[str] = set()
+        if start:
+            self._start()
+
+    def start(self) -> None:
+        """Run the cells in a worker (when made with ``start=False``)."""
         self._start()
+
+    def abort(self) -> None:
+        """From another thread: end this notebook's grading now. The worker is SIGKILLed; the thread
+        using it sees it die, cleans it up, and starts no other (``stop`` must be set first)."""
+        worker = self.live
+        if worker is not None:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(worker.pid, signal.SIGKILL)
+                except OSError:
+                    pass
 
     # --- life cycle ------------------------------------------------------------------------
     def _remaining(self) -> float:
-        return self.deadline - time.monotonic()
+        return -1.0 if self.stop.is_set() else self.deadline - time.monotonic()
 
     def _start(self) -> None:
+        if not self.cells:                   # a missing or empty notebook: nothing to run, nothing defined
+            return
         while self.worker is None and self.spawns < self.limits.spawns and self._remaining() > 0:
             self.spawns += 1
             try:
@@ -40,7 +72,7 @@ class SandboxedStudent:
             except (RuntimeError, WorkerDied) as exc:
                 self.events.append(f"The sandbox could not start a worker ({exc}).")
                 return
-            self.status = worker.status
+            self.live, self.status = worker, worker.status
             if self._run_cells(worker):
                 self.worker = worker
                 self.defined = self._defined(worker)
@@ -131,5 +163,5 @@ class SandboxedStudent:
         if outcome[0] == "ok":
             return outcome[1]
         if outcome[0] == "raised":
-            return StudentRaised(outcome[1], outcome[2])
+            return StudentRaised(*outcome[1:5])
         return StudentError(f"`{name}` returned a value the grader does not accept: {outcome[2]}")

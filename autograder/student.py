@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .sandbox.origin import raised_in
+
 MAX_MESSAGE = 300
 
 
@@ -24,11 +26,25 @@ class StudentError(Exception):
 
 
 class StudentRaised(Exception):
-    """An exception raised by the student's function in another process (type name and message only)."""
+    """An exception raised by the student's function in another process: its type name and message,
+    the student function it was raised in (``origin``) and, for a NameError, the missing name."""
 
-    def __init__(self, type_name: str, message: str):
+    def __init__(self, type_name: str, message: str, origin: str | None = None, missing: str | None = None):
         super().__init__(message)
-        self.type_name = type_name
+        self.type_name, self.origin, self.missing = type_name, origin, missing
+
+
+class NotebookFunctions:
+    """The functions one notebook defines (its namespace), as the rubric's checks see them."""
+
+    def __init__(self, namespace: dict, notebook: str | None = None):
+        self.namespace, self.notebook = namespace, notebook
+
+    def get(self, name: str):
+        return self.namespace.get(name)
+
+    def origin(self, exc: BaseException) -> str | None:
+        return raised_in(exc, self.namespace)
 
 
 def _short(text: str) -> str:
@@ -39,32 +55,53 @@ def _short(text: str) -> str:
 def call(student, name: str, *args, **kwargs):
     """Call the student's ``name`` with copies of the inputs (so it cannot alter ours)."""
     fn = student.get(name) if hasattr(student, "get") else None
+    notebook = getattr(student, "notebook", None)
     if fn is None or not callable(fn):
-        raise StudentError(f"`{name}` is not defined: write the function `{name}` in its exercise cell "
-                           "and run that cell.")
+        where = f" in {notebook}.ipynb" if notebook else ""
+        raise StudentError(f"`{name}` is not defined{where}: write the function `{name}` in its exercise "
+                           "cell and run that cell.")
     args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
     try:
         return fn(*args, **kwargs)
     except StudentError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
-        raise _raised(name, exc) from None
+        origin = student.origin(exc) if hasattr(student, "origin") else None
+        raise _raised(name, exc, notebook, origin) from None
 
 
-def _raised(name: str, exc: BaseException) -> StudentError:
+def _raised(name: str, exc: BaseException, notebook: str | None = None, origin: str | None = None) -> StudentError:
     """What the student reads when their function raised (here or in the sandboxed worker).
 
-    The exception's message is always part of it; an empty one is said to be empty, and
-    the release's stub (a bare ``raise NotImplementedError()``) is called the stub.
+    A stub or missing helper is named with its notebook (``helper_message``); otherwise the
+    exception's message is always part of it, an empty one is said to be empty, and the
+    release's stub (a bare ``raise NotImplementedError()``) is called the stub.
     """
     kind = str(getattr(exc, "type_name", type(exc).__name__))
     text = " ".join(str(exc).split())
-    if kind == "NotImplementedError" and not text:
-        message = (f"`{name}` is still the stub: it raises NotImplementedError. Replace "
+    origin = getattr(exc, "origin", None) or origin
+    missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind == "NameError" else None)
+    where = f" in {notebook}.ipynb" if notebook else ""
+    message = helper_message(name, notebook, kind, origin, missing)
+    if message is None and kind == "NotImplementedError" and not text:
+        message = (f"`{name}`{where} is still the stub: it raises NotImplementedError. Replace "
                    "`raise NotImplementedError()` with your code and run the cell.")
-    else:
+    elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
     return StudentError(_short(message), raised=kind)
+
+
+def helper_message(name: str, notebook: str | None, kind: str, origin: str | None,
+                   missing: str | None) -> str | None:
+    """A stub or missing *helper* (another function ``name`` calls), named with its notebook; else None."""
+    nb = f"{notebook}.ipynb" if notebook else "this notebook"
+    if kind == "NameError" and isinstance(missing, str) and missing.isidentifier():
+        return (f"`{name}` in {nb} uses `{missing}`, which that notebook does not define: each notebook "
+                f"runs on its own, so define `{missing}` in {nb} too.")
+    if kind == "NotImplementedError" and origin and origin != name and origin.isidentifier():
+        return (f"`{name}` in {nb} calls `{origin}`, which in that notebook still raises NotImplementedError: "
+                f"each notebook runs on its own, so write `{origin}` in {nb} too.")
+    return None
 
 
 def call_all(student, name: str, arg_list: list[tuple]) -> list:
@@ -76,7 +113,8 @@ def call_all(student, name: str, arg_list: list[tuple]) -> list:
     many = getattr(student, "call_many", None)
     if many is None or student.get(name) is None:
         return [_capture(lambda a=args: call(student, name, *a)) for args in arg_list]
-    return [_raised(name, v) if isinstance(v, StudentRaised) else v for v in many(name, arg_list)]
+    notebook = getattr(student, "notebook", None)
+    return [_raised(name, v, notebook) if isinstance(v, StudentRaised) else v for v in many(name, arg_list)]
 
 
 def _capture(fn):

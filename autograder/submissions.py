@@ -34,35 +34,43 @@ def reference_answers(source_dir: Path) -> dict[str, dict[str, str]]:
     return answers
 
 
+def filled_answers(answers: dict[str, str], overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """solution grade_id -> the reference code with each override appended to the cell defining its function."""
+    left = dict(overrides or {})
+    return {g: "\n\n".join([code, *[left.pop(n) for n in _DEF.findall(code) if n in left]])
+            for g, code in answers.items()}
+
+
 def fill_notebook(release_nb, answers: dict[str, str], overrides: dict[str, str] | None = None):
     """A copy of ``release_nb`` with solution cells filled; overrides appended where their function lives."""
     nb = nbformat.from_dict(release_nb)
-    overrides = dict(overrides or {})
+    filled = filled_answers(answers, overrides)
     for cell in nb.cells:
         grade_id = _nbgrader(cell).get("grade_id")
-        if not _nbgrader(cell).get("solution") or grade_id not in answers:
-            continue
-        code = answers[grade_id]
-        extra = [overrides.pop(name) for name in _DEF.findall(code) if name in overrides]
-        cell.source = "\n\n".join([code, *extra])
+        if _nbgrader(cell).get("solution") and grade_id in filled:
+            cell.source = filled[grade_id]
     return nb
 
 
 def write_submission(release_dir: Path, source_dir: Path, dest: Path,
                      overrides: dict[str, str] | None = None, skip: tuple[str, ...] = (),
-                     extra_cells: dict[str, list[str]] | None = None) -> Path:
+                     extra_cells: dict[str, list[str]] | None = None,
+                     per_notebook: dict[str, dict[str, str]] | None = None) -> Path:
     """Fill every release notebook into ``dest`` (nbgrader layout: submitted/<student>/<assignment>).
 
-    ``extra_cells`` maps a notebook name to code cells the student added at its end. Each student's
-    files differ in their bytes (as real saves do: the student is named in the notebook's metadata),
-    so the grader's check for byte-identical copies between classmates does not flag samples.
+    ``overrides`` apply in every notebook that defines the function; ``per_notebook`` maps a notebook
+    name to overrides for that notebook only; ``extra_cells`` maps a notebook name to code cells the
+    student added at its end. Each student's files differ in their bytes (as real saves do: the
+    student is named in the notebook's metadata), so the grader's check for byte-identical copies
+    between classmates does not flag samples.
     """
     answers = reference_answers(source_dir)
     dest.mkdir(parents=True, exist_ok=True)
     for path in sorted(Path(release_dir).glob("*.ipynb")):
         if path.stem in skip:
             continue
-        nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
+        mine = {**(overrides or {}), **(per_notebook or {}).get(path.stem, {})}
+        nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], mine)
         nb.cells += [nbformat.v4.new_code_cell(code) for code in (extra_cells or {}).get(path.stem, [])]
         nb.metadata["sample_submission"] = {"student": _printable(dest.parent.name)}
         nbformat.write(nb, dest / path.name)

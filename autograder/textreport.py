@@ -10,23 +10,23 @@ from __future__ import annotations
 from .inert import one_line
 
 
-def _row(c: dict) -> str:
-    mark = "pass" if c["passed"] else f"FAIL  {one_line(c['message'])}"
-    if c.get("diagnosis"):
-        mark += f"  [{one_line(c['diagnosis'])}]"
-    return f"{one_line(c['grade_id']):<14} {one_line(c['check']):<26} {c['points']:>2}/{c['max_points']:<3}  {mark}"
+def _row(c) -> str:
+    mark = "pass" if c.passed else f"FAIL  {one_line(c.message)}"
+    if c.diagnosis:
+        mark += f"  [{one_line(c.diagnosis)}]"
+    return f"{one_line(c.grade_id):<14} {one_line(c.check):<26} {c.points:>2}/{c.max_points:<3}  {mark}"
 
 
-def check_table(record: dict) -> str:
+def check_table(record) -> str:
+    """The `check` command's view of a Record: every check, the totals, what needs review."""
     rows = [f"{'grade id':<14} {'check':<26} {'points':>6}  result"]
-    rows += [_row(c) for c in record["checks"]]
+    rows += [_row(c) for c in record.checks]
     rows.append("")
-    rows.append(f"total {record['total']}/{record['max_total']}" +
-                ("  (needs review)" if record.get("needs_review") else ""))
-    for cat, v in record["categories"].items():
-        rows.append(f"  {one_line(cat):<12} {v['earned']}/{v['max']}")
-    rows += [f"! {one_line(line)}" for line in record.get("integrity", [])]
-    rows += [f"  note: {one_line(line)}" for line in record.get("notes", [])]
+    rows.append(f"total {record.total}/{record.max_total}" + ("  (needs review)" if record.needs_review else ""))
+    for cat, v in record.categories.items():
+        rows.append(f"  {one_line(cat):<12} {v.earned}/{v.max}")
+    rows += [f"! {one_line(line)}" for line in record.integrity]
+    rows += [f"  note: {one_line(line)}" for line in record.notes]
     return "\n".join(rows)
 
 

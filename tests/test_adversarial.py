@@ -161,7 +161,7 @@ def corpus(tmp_path_factory):
         host_effects = {"contacts": host.contacts(), "new segments": sorted(set(_sysv_segments()) - set(segments))}
     finally:
         host.close()
-    return {r["student_id"]: r for r in result.records}, net, guarded, tmp / "out", host_effects
+    return {r.student_id: r for r in result.records}, net, guarded, tmp / "out", host_effects
 
 
 def test_corpus_is_large_and_covers_every_kind():
@@ -174,16 +174,16 @@ def test_corpus_is_large_and_covers_every_kind():
 def test_attack_outcome(corpus, name):
     records, _, _, out, _ = corpus
     mod, record = _load(name), records[_student(name)]
-    wrong, right = records["honest-wrong"]["total"], records["honest-right"]["total"]
-    assert right == record["max_total"] == 28 and wrong < right
-    total, want = record["total"], mod.EXPECT["score"]
-    assert 0 <= total <= record["max_total"]
+    wrong, right = records["honest-wrong"].total, records["honest-right"].total
+    assert right == record.max_total == 28 and wrong < right
+    total, want = record.total, mod.EXPECT["score"]
+    assert 0 <= total <= record.max_total
     expected = {"honest_wrong": total == wrong, "at_most_honest_wrong": total <= wrong,
                 "honest_right": total == right, "at_most_honest_right": total <= right,
                 "below_honest_right": total < right, "any": True}[want]
-    assert expected, (name, want, total, wrong, right, record["integrity"])
+    assert expected, (name, want, total, wrong, right, record.integrity)
     if mod.EXPECT["review"] != "any":
-        assert record["needs_review"] is mod.EXPECT["review"], (name, record["integrity"])
+        assert record.needs_review is mod.EXPECT["review"], (name, record.integrity)
     if hasattr(mod, "inspect"):                                   # what the attack did to the outputs
         mod.inspect(record, out)
 

@@ -22,9 +22,9 @@ def test_check_prints_a_table_and_json(tmp_path):
                               {"causal_mask": "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf))\n"})
     table = _run("check", str(folder), "--course", str(ROOT))
     assert table.returncode == 0, table.stderr
-    assert "FAIL" in table.stdout and "[diagonal-masked]" in table.stdout and "total 20/28" in table.stdout
+    assert "FAIL" in table.stdout and "[diagonal-masked]" in table.stdout and "total 22/28" in table.stdout
     record = json.loads(_run("check", str(folder / "ex2_causal_mask.ipynb"), "--json", "--course", str(ROOT)).stdout)
-    assert record["student_id"] == "zoe" and record["max_total"] == 9 and record["total"] == 1
+    assert record["student_id"] == "zoe" and record["max_total"] == 9 and record["total"] == 3
     assert {c["grade_id"] for c in record["checks"]} == {"ex2_mask", "ex2_causal"}
 
 

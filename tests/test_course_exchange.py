@@ -53,7 +53,7 @@ def test_release_and_fetch_feedback_deliver_our_pages(tmp_path):
     assert "Success!" in validate.stdout                    # nbgrader's own commands work in the course
 
     result = grade_batch(course=course, workers=1, progress=False)
-    totals = {r["student_id"]: r["total"] for r in result.records}
+    totals = {r.student_id: r.total for r in result.records}
     assert totals["ada"] == 28 and totals["bob"] < 28
     for student in ("ada", "bob"):
         folder = course / "feedback" / student / A

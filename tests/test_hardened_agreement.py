@@ -1,21 +1,19 @@
 """The hardened grader gives the same record as the in-process rubric, submission by submission."""
-import numpy as np
 import pytest
 
 import autograder
 from autograder.hardened import grade_submission
-from autograder.submissions import reference_answers, write_submission
+from autograder.submissions import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 from nbgrader_helpers import fixture_overrides
+from test_notebook_semantics import namespaces
 from test_rubric_diagnosis import FIXTURES
 
 pytestmark = pytest.mark.slow
 
 
-
-
 def _summary(record):
-    return [(c["grade_id"], c["check"], c["passed"], c["diagnosis"]) for c in record["checks"]]
+    return [(c.grade_id, c.check, c.passed, c.diagnosis) for c in record.checks]
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)
@@ -24,16 +22,10 @@ def test_sandbox_equals_in_process(server, tmp_path, fixture):
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / fixture / "ch04_attention",
                               overrides)
     hardened = grade_submission(folder, course=ROOT, server=server)
-    ns = {"np": np}
-    for cells in reference_answers(SOURCE).values():     # the notebooks' own solutions, then the fixture's
-        for code in cells.values():
-            exec(code, ns)                                # noqa: S102 - our own course code
-    for code in overrides.values():
-        exec(code, ns)                                    # noqa: S102 - our own fixture code
-    in_process = autograder.grade_namespace(ns, fixture)
-    assert hardened["student_id"] == fixture
+    in_process = autograder.grade_namespace(namespaces(overrides=overrides), fixture)   # one namespace per notebook
+    assert hardened.student_id == fixture
     assert _summary(hardened) == _summary(in_process)
-    assert hardened["total"] == in_process["total"] and not hardened["needs_review"]
+    assert hardened.total == in_process.total and not hardened.needs_review
 
 
 def test_damaged_submission_is_flagged_and_partially_graded(server, tmp_path):
@@ -41,6 +33,6 @@ def test_damaged_submission_is_flagged_and_partially_graded(server, tmp_path):
     (folder / "ex3_memory.ipynb").unlink()
     (folder / "ex4_cross_attention.ipynb").write_text("{ not json")
     record = grade_submission(folder, course=ROOT, server=server)
-    assert record["needs_review"]
-    assert record["total"] == 28 - 6 - 5 and record["total"] <= record["max_total"] == 28
-    assert any("missing" in p for p in record["integrity"])
+    assert record.needs_review
+    assert record.total == 28 - 6 - 5 and record.total <= record.max_total == 28
+    assert any("missing" in p for p in record.integrity)

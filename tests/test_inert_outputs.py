@@ -2,6 +2,7 @@
 import csv
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,10 @@ def test_terminal_strips_escapes_and_controls(text, shown):
 
 def test_check_table_cannot_be_rewritten_by_student_text():
     record = failed_record("s\x1b[31m1", "boom")
-    record["checks"][0]["message"] = "wrong\n\ntotal 28/28\x1b[2J\x1b]0;owned\x07"
-    record["notes"] = ["Cell 3 raised ValueError: \x1b[1A\x1b[2Ktotal 28/28"]
-    record["integrity"].append("name '\x9b2J'\nfake")
+    record = replace(record, checks=[replace(record.checks[0], message="wrong\n\ntotal 28/28\x1b[2J\x1b]0;owned\x07"),
+                                     *record.checks[1:]],
+                     notes=["Cell 3 raised ValueError: \x1b[1A\x1b[2Ktotal 28/28"],
+                     integrity=[*record.integrity, "name '\x9b2J'\nfake"])
     table = check_table(record)
     assert "\x1b" not in table and "\x07" not in table and "\x9b" not in table
     assert [line for line in table.splitlines() if line.startswith("total")] == ["total 0/28  (needs review)"]
@@ -59,7 +61,8 @@ def test_check_table_cannot_be_rewritten_by_student_text():
 
 def test_check_json_is_valid_json_even_with_nan(monkeypatch, capsys, tmp_path):
     record = failed_record("s1", "x")
-    record["checks"][0]["details"] = {"student_weights": [[float("nan"), float("inf")]]}
+    nan = {"student_weights": [[float("nan"), float("inf")]]}
+    record = replace(record, checks=[replace(record.checks[0], details=nan), *record.checks[1:]])
     monkeypatch.setattr("autograder.hardened.grade_submission", lambda *a, **k: record)
     assert cli.main(["check", str(tmp_path), "--json"]) == 0
     printed = _strict_json(capsys.readouterr().out)
@@ -70,9 +73,9 @@ def test_check_json_is_valid_json_even_with_nan(monkeypatch, capsys, tmp_path):
 def test_any_student_id_gives_a_record_file_that_fits(tmp_path, student):
     name = file_name(student, ".json")
     assert len(name.encode()) <= 255 and not name.startswith((".", "-")) and "/" not in name
-    record = dict(failed_record(student, "x"), complete=True, assignment="a")
+    record = failed_record(student, "x", assignment="a")
     write_record(tmp_path, record)
-    assert read_record(tmp_path, student, "a")["student_id"] == student
+    assert read_record(tmp_path, student, "a").student_id == student
     assert record_path(tmp_path, student).exists()
 
 
@@ -102,7 +105,7 @@ def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
     real = feedback.write_feedback
 
     def flaky(path, record, late=None):
-        if record["student_id"] == "bob":
+        if record.student_id == "bob":
             raise OutputError("could not write bob's page: No space left on device")
         real(path, record, late)
     monkeypatch.setattr(feedback, "write_feedback", flaky)
@@ -122,8 +125,8 @@ def test_a_class_of_odd_ids_is_graded_whole(tmp_path):
     result = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False)
     [error] = result.errors                                         # only nbgrader's gradebook cannot hold it
     assert "'bytes-\\xff\\xfe' is not UTF-8 text" in error and "by hand" in error
-    assert sorted(r["student_id"] for r in result.records) == sorted([*ODD_IDS, NOT_UTF8])
-    assert all(r["total"] == 28 for r in result.records)
+    assert sorted(r.student_id for r in result.records) == sorted([*ODD_IDS, NOT_UTF8])
+    assert all(r.total == 28 for r in result.records)
     rows = {row["student_id"]: row for row in read_csv(tmp_path / "out/grades.csv")}
     assert set(rows) == {("'" + s if s[0] in "=-" else s) for s in ODD_IDS} | {"bytes-\\xff\\xfe"}
     for student in [*ODD_IDS, NOT_UTF8]:

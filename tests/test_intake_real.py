@@ -120,5 +120,5 @@ def test_checking_one_renamed_notebook_grades_its_cells(folder, server):
     renamed = folder / "EX2_Causal_Mask (1).ipynb"
     (folder / "ex2_causal_mask.ipynb").rename(renamed)
     record = grade_submission(renamed, course=ROOT, server=server)
-    assert record["max_total"] == 9 and record["total"] == 9 and not record["needs_review"]
-    assert any("graded as ex2_causal_mask.ipynb" in n for n in record["notes"])
+    assert record.max_total == 9 and record.total == 9 and not record.needs_review
+    assert any("graded as ex2_causal_mask.ipynb" in n for n in record.notes)

@@ -13,7 +13,7 @@ def _failed(**functions):
     ns = {k: v for k, v in vars(C).items() if callable(v)}
     ns.update(functions)
     record = autograder.grade_namespace(ns, "messages")
-    return {(c["grade_id"], c["check"]): c for c in record["checks"] if not c["passed"]}
+    return {(c.grade_id, c.check): c for c in record.checks if not c.passed}
 
 
 def test_nan_row_is_called_nan_and_costs_nan_and_row_sums_only():
@@ -25,15 +25,15 @@ def test_nan_row_is_called_nan_and_costs_nan_and_row_sums_only():
     failed = _failed(causal_attention=causal)
     assert set(failed) == {("ex2_causal", "matches_engine"), ("ex2_causal", "rows_sum_to_one"),
                            ("ex2_causal", "no_nan_single_token")}
-    assert "Row 0 of the weights is NaN" in failed["ex2_causal", "rows_sum_to_one"]["message"]
-    assert "sums to" not in failed["ex2_causal", "rows_sum_to_one"]["message"]
+    assert "Row 0 of the weights is NaN" in failed["ex2_causal", "rows_sum_to_one"].message
+    assert "sums to" not in failed["ex2_causal", "rows_sum_to_one"].message
 
 
 def test_masked_diagonal_is_not_charged_as_future_leakage():
     failed = _failed(causal_attention=lambda Q, K, V: _diag_masked(Q, K, V))
     assert ("ex2_causal", "no_future_leakage") not in failed
     assert ("ex2_causal", "first_row") not in failed
-    assert sum(c["max_points"] for c in failed.values()) == 4
+    assert sum(c.max_points for c in failed.values()) == 4
 
 
 def _diag_masked(Q, K, V):
@@ -49,21 +49,21 @@ def test_values_are_shown_as_returned(value, text):
 
 def test_a_returned_number_is_not_shown_as_an_array():
     failed = _failed(attention_memory_bytes=lambda n, dtype_bytes=2: np.array(8))
-    message = failed["ex3_memory", "attention_bytes_exact"]["message"]
+    message = failed["ex3_memory", "attention_bytes_exact"].message
     assert "= 8;" in message and "array(" not in message
 
 
 def test_an_exception_without_a_message_says_so():
     def raises(*args, **kwargs):
         raise ValueError()
-    message = _failed(softmax=raises)["ex1_softmax", "rows_sum_to_one"]["message"]
+    message = _failed(softmax=raises)["ex1_softmax", "rows_sum_to_one"].message
     assert message == "`softmax` raised ValueError (no message)"
 
 
 def test_the_stub_is_called_the_stub():
     def stub(Q, K, V):
         raise NotImplementedError()
-    message = _failed(cross_attention=stub)["ex4_cross", "shapes"]["message"]
+    message = _failed(cross_attention=stub)["ex4_cross", "shapes"].message
     assert "is still the stub" in message and "raise NotImplementedError()" in message
     assert not message.endswith(":")
 
@@ -72,7 +72,7 @@ def test_a_shape_error_is_restated_with_the_exercise_shapes():
     def transposed_v(Q, K, V):
         w = C.softmax(Q @ K.T / np.sqrt(Q.shape[-1]))
         return w @ V.T, w
-    message = _failed(scaled_dot_product_attention=transposed_v)["ex1_attention", "shapes"]["message"]
+    message = _failed(scaled_dot_product_attention=transposed_v)["ex1_attention", "shapes"].message
     assert message.startswith("`scaled_dot_product_attention` raised ValueError: matmul")
     assert "Called with Q (" in message and "an output of shape (n_q, d_v) = (" in message
     assert "weights of shape (n_q, n_k) = (" in message
@@ -82,7 +82,7 @@ def test_output_differs_grammar():
     def bad_output(Q, K, V):
         out, w = C.scaled_dot_product_attention(Q, K, V)
         return out + 1, w
-    message = _failed(scaled_dot_product_attention=bad_output)["ex1_attention", "weights_and_output_match"]["message"]
+    message = _failed(scaled_dot_product_attention=bad_output)["ex1_attention", "weights_and_output_match"].message
     assert message.startswith("The output differs from the expected values.")
 
 
@@ -129,8 +129,8 @@ def test_localisation_is_silent_on_right_answers():
 def test_uncatalogued_mistake_gets_a_stage_in_the_record():
     failed = _failed(cross_attention=lambda Q, K, V: _pair(lambda q, k: q @ k.T / np.sqrt(len(k)), Q, K, V))
     check = failed["ex4_cross", "matches_engine"]
-    assert check["diagnosis"] is None and check["stage"] == "scale"
-    assert "1/sqrt(d_k)" in check["message"]
+    assert check.diagnosis is None and check.stage == "scale"
+    assert "1/sqrt(d_k)" in check.message
 
 
 def test_a_nan_in_the_mask_is_called_nan():
@@ -138,7 +138,7 @@ def test_a_nan_in_the_mask_is_called_nan():
         m = np.triu(np.full((n, n), -np.inf), 1)
         m[0, -1] = np.nan
         return m
-    message = _failed(causal_mask=nan_mask)["ex2_mask", "values"]["message"]
+    message = _failed(causal_mask=nan_mask)["ex2_mask", "values"].message
     assert "is NaN;" in message
 
 

@@ -40,6 +40,6 @@ def test_nbgrader_autograde_agrees_with_hardened_grader(tmp_path):
                  "generate_assignment")
     nbgrader_scores = autograde_and_export(course)
     hardened = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False, outputs=False)
-    ours = {r["student_id"]: float(r["total"]) for r in hardened.records}
+    ours = {r.student_id: float(r.total) for r in hardened.records}
     assert nbgrader_scores == ours
     assert ours["correct-1"] == 28.0 and ours["no-scaling"] == 26.0 and ours["mask-after-softmax"] == 24.0

@@ -1,5 +1,6 @@
 """Output pages escape whatever the student wrote, and the charts are real images."""
 import base64
+from dataclasses import replace
 
 from autograder.batch import failed_record
 from autograder.outputs import svg
@@ -10,11 +11,10 @@ from autograder.outputs.report import report_html
 
 def _record():
     record = failed_record("s1", "grader trouble")
-    record["output"] = "<script>alert('x')</script>\x1b[31mred\x1b[0m"
-    record["notes"] = ["Cell 3 raised ValueError: <img src=x onerror=alert(1)>"]
-    record["checks"][0].update(details={"student_weights": [[1, 0], [0.5, 0.5]],
-                                        "expected_weights": [[1, 0], [0.4, 0.6]]})
-    return record
+    weights = {"student_weights": [[1, 0], [0.5, 0.5]], "expected_weights": [[1, 0], [0.4, 0.6]]}
+    return replace(record, output="<script>alert('x')</script>\x1b[31mred\x1b[0m",
+                   notes=["Cell 3 raised ValueError: <img src=x onerror=alert(1)>"],
+                   checks=[replace(record.checks[0], details=weights), *record.checks[1:]])
 
 
 def test_feedback_escapes_student_text_and_draws_heatmaps():

@@ -14,7 +14,7 @@ from test_rubric_diagnosis import CORRECT, WRONG, _load
 @lru_cache(maxsize=None)
 def _failed_checks(name: str) -> frozenset:
     record = autograder.grade_namespace(vars(_load(name)), "coverage")
-    return frozenset((c["grade_id"], c["check"]) for c in record["checks"] if not c["passed"])
+    return frozenset((c.grade_id, c.check) for c in record.checks if not c.passed)
 
 
 def test_every_check_is_failed_by_a_fixture_and_passed_by_the_correct_ones():
@@ -74,10 +74,10 @@ def test_random_honest_variants_get_full_marks_and_no_diagnosis(seed):
     ns: dict = {}
     exec(source, ns)                                                   # noqa: S102 - our own test code
     record = autograder.grade_namespace(ns, f"honest-{seed}")
-    wrong = [(c["check"], c["message"]) for c in record["checks"] if not c["passed"]]
+    wrong = [(c.check, c.message) for c in record.checks if not c.passed]
     assert wrong == [], source
-    assert record["total"] == max_total()
-    assert not any(c["diagnosis"] or c.get("stage") for c in record["checks"])
+    assert record.total == max_total()
+    assert not any(c.diagnosis or c.stage for c in record.checks)
 
 
 def test_readme_documents_every_check_with_its_points():

@@ -38,38 +38,38 @@ def test_every_catalogue_id_has_a_fixture():
 def test_fixture_is_diagnosed_and_loses_intended_points(name, student):
     mod = _load(name)
     record = _record(name, student)
-    failed = [c for c in record["checks"] if not c["passed"]]
+    failed = [c for c in record.checks if not c.passed]
     assert failed, f"{name} lost nothing"
-    assert {c["diagnosis"] for c in failed} == {mod.DIAGNOSIS}
+    assert {c.diagnosis for c in failed} == {mod.DIAGNOSIS}
     lost = {}
     for c in failed:
-        lost[c["grade_id"]] = lost.get(c["grade_id"], 0) + c["max_points"]
+        lost[c.grade_id] = lost.get(c.grade_id, 0) + c.max_points
     assert lost == mod.LOSES
-    assert record["total"] == max_total() - sum(mod.LOSES.values())
+    assert record.total == max_total() - sum(mod.LOSES.values())
     if mod.DIAGNOSIS:
-        assert all("It looks like" in c["message"] for c in failed)
+        assert all("It looks like" in c.message for c in failed)
     if "+" in (mod.DIAGNOSIS or ""):
-        assert all("two mistakes together" in c["message"] for c in failed)
-    assert {c.get("stage") for c in failed} == {getattr(mod, "STAGE", None)}
-    assert any(mod.SAYS in c["message"] for c in failed), [c["message"] for c in failed]
+        assert all("two mistakes together" in c.message for c in failed)
+    assert {c.stage for c in failed} == {getattr(mod, "STAGE", None)}
+    assert any(mod.SAYS in c.message for c in failed), [c.message for c in failed]
 
 
 @pytest.mark.parametrize("name", CORRECT)
 def test_correct_but_unusual_gets_full_marks(name):
     record = _record(name)
-    assert [c for c in record["checks"] if not c["passed"]] == []
-    assert record["total"] == record["max_total"] == max_total()
+    assert [c for c in record.checks if not c.passed] == []
+    assert record.total == record.max_total == max_total()
 
 
 def test_engine_gets_full_marks():
-    assert autograder.grade_namespace(vars(solutions), "engine")["total"] == max_total()
+    assert autograder.grade_namespace(vars(solutions), "engine").total == max_total()
 
 
 def test_missing_functions_fail_with_not_defined():
     record = autograder.grade_namespace({"softmax": solutions.softmax}, "x")
-    assert record["total"] == sum(i.points for i in RUBRIC["ex1_softmax"])
-    missing = [c for c in record["checks"] if not c["passed"]]
-    assert all("is not defined" in c["message"] for c in missing)
+    assert record.total == sum(i.points for i in RUBRIC["ex1_softmax"])
+    missing = [c for c in record.checks if not c.passed]
+    assert all("is not defined" in c.message for c in missing)
 
 
 def _source_lines():
@@ -84,6 +84,6 @@ def _source_lines():
 def test_messages_never_contain_test_source():
     lines = _source_lines()
     for name in FIXTURES:
-        for c in _record(name)["checks"]:
-            assert not any(line in c["message"] for line in lines), c["message"]
-            assert "Traceback" not in c["message"] and "rng" not in c["message"]
+        for c in _record(name).checks:
+            assert not any(line in c.message for line in lines), c.message
+            assert "Traceback" not in c.message and "rng" not in c.message

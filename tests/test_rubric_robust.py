@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import autograder
-from autograder.grading import INTERNAL
+from autograder.records import INTERNAL
 from autograder.rubric import RUBRIC
 from autograder.seeds import student_seed
 
@@ -46,22 +46,22 @@ def _make(kind, payload):
 def test_rubric_never_raises(spec):
     ns = {name: _make(*b) for name, b in spec.items()}
     record = autograder.grade_namespace(ns, "fuzz")
-    assert 0 <= record["total"] <= record["max_total"]
-    for c in record["checks"]:
-        assert c["message"] != INTERNAL, c
-        assert c["passed"] is False or c["points"] == c["max_points"]
+    assert 0 <= record.total <= record.max_total
+    for c in record.checks:
+        assert c.message != INTERNAL, c
+        assert c.passed is False or c.points == c.max_points
 
 
 def test_exception_message_reaches_student():
     rec = autograder.grade_namespace({"softmax": _make("raise", ValueError)}, "s")
-    msgs = [c["message"] for c in rec["checks"] if c["grade_id"] == "ex1_softmax"]
+    msgs = [c.message for c in rec.checks if c.grade_id == "ex1_softmax"]
     assert all("`softmax` raised ValueError: boom" in m for m in msgs)
 
 
 def test_wrong_arity_and_none_messages():
     rec = autograder.grade_namespace({"scaled_dot_product_attention": _make("return", (1, 2, 3)),
                                       "causal_attention": _make("return", None)}, "s")
-    by = {(c["grade_id"], c["check"]): c["message"] for c in rec["checks"]}
+    by = {(c.grade_id, c.check): c.message for c in rec.checks}
     assert "should return a pair (output, weights); got 3 values" in by[("ex1_attention", "shapes")]
     assert "returned None" in by[("ex2_causal", "first_row")]
 

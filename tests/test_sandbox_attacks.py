@@ -19,8 +19,8 @@ def honest(server, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("honest")
     wrong = grade(ex2_notebook(tmp, "honest_wrong", WRONG_MASK), server)
     right = grade(ex2_notebook(tmp, "honest_right", RIGHT_MASK), server)
-    assert right["total"] == right["max_total"] == 9 and wrong["total"] < right["total"]
-    return {"wrong": wrong["total"], "right": right["total"]}
+    assert right.total == right.max_total == 9 and wrong.total < right.total
+    return {"wrong": wrong.total, "right": right.total}
 
 
 def _score(server, tmp_path, code, name="attacker", extra=None):
@@ -53,7 +53,7 @@ def test_capability_probe_scores_as_honest_wrong(server, honest, tmp_path, name)
     import os as _os
     code = "import os\n" + PROBES[name]
     record = _score(server, tmp_path, probe(code))
-    assert record["total"] == honest["wrong"], record["checks"]
+    assert record.total == honest["wrong"], record.checks
     assert not _os.path.exists("/tmp/attention-course-escape.txt")
 
 
@@ -74,7 +74,7 @@ def test_no_tcp_or_udp(server, honest, tmp_path):
             f"u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
             f"u.sendto(b'escape', ('127.0.0.1', {udp.getsockname()[1]}))\nESCAPED = True")
     record = _score(server, tmp_path, probe(code))
-    assert record["total"] == honest["wrong"]
+    assert record.total == honest["wrong"]
     with pytest.raises(OSError):
         tcp.accept()
     with pytest.raises(OSError):
@@ -104,12 +104,12 @@ CHEATS = {
 @pytest.mark.parametrize("name", sorted(CHEATS))
 def test_cheat_on_wrong_code_scores_as_honest_wrong(server, honest, tmp_path, name):
     record = _score(server, tmp_path, WRONG_MASK + "\n" + CHEATS[name])
-    assert record["total"] <= honest["wrong"]
+    assert record.total <= honest["wrong"]
     assert not os.path.exists("/tmp/attention-course-reduce")
     if name == "fake_results_on_every_fd":        # bytes in the grader's channel end that worker
-        assert record["needs_review"] and any("broke the protocol" in e for e in record["integrity"])
+        assert record.needs_review and any("broke the protocol" in e for e in record.integrity)
     elif name not in ("ndarray_subclass_rigged_eq", "reduce_runs_a_command"):
-        assert record["total"] == honest["wrong"]
+        assert record.total == honest["wrong"]
 
 
 DISRUPTIONS = {
@@ -132,10 +132,10 @@ DISRUPTIONS = {
 def test_disruption_on_right_code_leaves_grader_running(server, tmp_path, name):
     # the disruption sits in its own cell after the right code
     record = _score(server, tmp_path, RIGHT_MASK, extra={"causal_attention": _causal_plus(DISRUPTIONS[name])})
-    assert record["student_id"] == "attacker" and record["max_total"] == 9
-    assert record["checks"], "a record with checks"
+    assert record.student_id == "attacker" and record.max_total == 9
+    assert record.checks, "a record with checks"
     assert server.alive(), "the fork server survived"
-    assert record["total"] == 9 or record["needs_review"], (record["total"], record["integrity"])
+    assert record.total == 9 or record.needs_review, (record.total, record.integrity)
 
 
 def _causal_plus(code):
@@ -151,7 +151,7 @@ def causal_attention(Q, K, V):
 def test_double_forked_daemon_does_not_survive(server, tmp_path):
     from adversarial import disrupt_double_forked_daemon as daemon
     record = _score(server, tmp_path, RIGHT_MASK + "\n" + daemon.CODE)
-    assert record["total"] == 9
+    assert record.total == 9
     assert marker_processes("agadvdaemon") == []
 
 
@@ -165,25 +165,25 @@ def causal_mask(n):
     return np.triu(np.full((n, n), -np.inf), k=1)
 '''
     record = _score(server, tmp_path, code)
-    assert record["total"] == 9 and not record["needs_review"]
-    assert "debug" in record["output"]
+    assert record.total == 9 and not record.needs_review
+    assert "debug" in record.output
 
 
 def test_function_that_never_returns(server, tmp_path):
     never = "def causal_attention(Q, K, V):\n    while True:\n        pass\n"
     limits = Limits(cell_seconds=4, call_seconds=1, total_seconds=30, spawns=3)
     record = grade(ex2_notebook(tmp_path, "attacker", RIGHT_MASK, {"causal_attention": never}), server, limits)
-    assert [c["passed"] for c in record["checks"] if c["grade_id"] == "ex2_mask"] == [True, True]
-    causal = [c for c in record["checks"] if c["grade_id"] == "ex2_causal"]
-    assert all(not c["passed"] for c in causal)
-    assert "did not return: no answer within 1 s" in causal[0]["message"]
-    assert record["needs_review"] and record["total"] == 3
+    assert [c.passed for c in record.checks if c.grade_id == "ex2_mask"] == [True, True]
+    causal = [c for c in record.checks if c.grade_id == "ex2_causal"]
+    assert all(not c.passed for c in causal)
+    assert "did not return: no answer within 1 s" in causal[0].message
+    assert record.needs_review and record.total == 3
 
 
 def test_huge_return_value_is_refused(server, tmp_path):
     code = "def causal_mask(n):\n    return np.zeros((1 << 13, 1 << 13))\n"   # 512 MB > the 64 MB cap
     record = _score(server, tmp_path, code)
-    msgs = [c["message"] for c in record["checks"] if c["grade_id"] == "ex2_mask"]
+    msgs = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
     assert any("more than the" in m or "did not return" in m for m in msgs), msgs
 
 
@@ -191,7 +191,7 @@ def test_function_that_deletes_itself(server, tmp_path):
     code = ("def causal_mask(n):\n    globals().pop('causal_mask', None)\n"
             "    return np.triu(np.full((n, n), -np.inf), k=1)\n")
     record = _score(server, tmp_path, code)
-    messages = [c["message"] for c in record["checks"] if not c["passed"]]
+    messages = [c.message for c in record.checks if not c.passed]
     assert any("`causal_mask` could not be called: causal_mask is not defined" in m for m in messages)
 
 
@@ -213,10 +213,10 @@ print("the student printed this")
 os.write(1, b"and wrote this to fd 1")
 '''
     record = _score(server, tmp_path, code)
-    assert record["total"] == 9
-    assert "the student printed this" in record["output"] and "and wrote this to fd 1" in record["output"]
+    assert record.total == 9
+    assert "the student printed this" in record.output and "and wrote this to fd 1" in record.output
     for secret in ("RUBRIC", "def ", "PATH=", "import"):
-        assert secret not in record["output"], secret
+        assert secret not in record.output, secret
 
 
 def test_forged_reply_ends_the_worker_and_its_daemon(server, tmp_path):
@@ -237,8 +237,8 @@ def causal_mask(n):
     return np.triu(np.full((n, n), -np.inf), k=1)
 '''
     record = _score(server, tmp_path, forge)
-    mask = [c for c in record["checks"] if c["grade_id"] == "ex2_mask"]
-    assert mask and not any(c["passed"] for c in mask)
-    assert record["needs_review"] and any("broke the protocol" in e for e in record["integrity"])
+    mask = [c for c in record.checks if c.grade_id == "ex2_mask"]
+    assert mask and not any(c.passed for c in mask)
+    assert record.needs_review and any("broke the protocol" in e for e in record.integrity)
     assert marker_processes("agadvdaemon") == []
     assert server.alive()

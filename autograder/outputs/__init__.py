@@ -6,13 +6,13 @@ from pathlib import Path
 from ..course import load_course
 from ..inert import shown
 from ..lateness import Lateness, submission_times
-from ..records import OutputError
+from ..records import OutputError, Record
 
 # The writers are imported when used: the gradebook writer process (``python -m
 # autograder.outputs.gradebook_writer``) loads this package and needs none of them.
 
 
-def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: str,
+def write_outputs(out: Path, records: list[Record], *, course: Path, assignment: str,
                   gradebook_url: str | None = None, gradebook=None) -> list[str]:
     """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
     for ``gradebook_url``, by default the course's own gradebook).
@@ -24,24 +24,24 @@ def write_outputs(out: Path, records: list[dict], *, course: Path, assignment: s
     from .csvout import write_grades_csv
     from .gradebook import GradebookWriter
     from .report import write_report
-    records = sorted(records, key=lambda r: r["student_id"])
+    records = sorted(records, key=lambda r: r.student_id)
     settings = load_course(course)
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, errors = _lateness(gradebook, records, settings.root, assignment)
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery = []
     for record in records:
-        errors += _student_outputs(out, record, late.get(record["student_id"]), settings, assignment, delivery)
+        errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery)
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery),) if e]
     return errors
 
 
-def _lateness(gradebook, records: list[dict], course: Path, assignment: str) -> tuple[dict, list[str]]:
+def _lateness(gradebook, records: list[Record], course: Path, assignment: str) -> tuple[dict, list[str]]:
     """Each student's Lateness: the submission time from timestamp.txt, the rest from the gradebook."""
-    times = submission_times(course, assignment, [r["student_id"] for r in records])
-    storable = [r for r in records if _is_text(r["student_id"])]
-    errors = [f"the gradebook: the student id {shown(r['student_id'])} is not UTF-8 text, which nbgrader's "
+    times = submission_times(course, assignment, [r.student_id for r in records])
+    storable = [r for r in records if _is_text(r.student_id)]
+    errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
               "gradebook cannot hold; enter this student's grade by hand" for r in records if r not in storable]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
@@ -58,13 +58,13 @@ def _is_text(student_id: str) -> bool:
     return True
 
 
-def _student_outputs(out: Path, record: dict, late, course, assignment: str, delivery: list[str]) -> list[str]:
+def _student_outputs(out: Path, record: Record, late, course, assignment: str, delivery: list[str]) -> list[str]:
     """One student's pages: ours, results.json and nbgrader's per-notebook feedback (``delivery`` collects
     why nbgrader cannot deliver some)."""
     from .feedback import write_feedback
     from .gradescope import write_results_json
     from .nbfeedback import write_notebook_feedback
-    who, student = shown(record["student_id"]), record["student_id"]
+    who, student = shown(record.student_id), record.student_id
     errors = [_attempt(f"feedback of {who}", write_feedback, out / "feedback" / student / "index.html", record, late),
               _attempt(f"results.json of {who}", write_results_json, out / "results" / student / "results.json",
                        record, late),

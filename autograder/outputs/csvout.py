@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..inert import csv_cell
 from ..lateness import Lateness, score
-from ..records import atomic_write
+from ..records import OutputError, Record, atomic_write
 from ..rubric import CATEGORIES, NOTEBOOKS
 
 # total is the score after any late penalty (nbgrader export's ``score``); the category and notebook
@@ -16,28 +16,32 @@ COLUMNS = ["student_id", "total", "max_total", "needs_review", "submitted", "sec
            *CATEGORIES, *NOTEBOOKS, "diagnoses"]
 
 
-def notebook_scores(record: dict) -> dict[str, int]:
-    scores = {nb: 0 for nb in NOTEBOOKS}
-    for cell in record.get("cells", {}).values():
-        scores[cell["notebook"]] += cell["earned"]
-    return scores
-
-
-def csv_row(record: dict, late: Lateness | None = None) -> dict:
-    diagnoses = sorted({c["diagnosis"] for c in record["checks"] if c.get("diagnosis")})
-    late = late or Lateness()
-    return {"student_id": record["student_id"], "total": f"{score(record['total'], late):g}",
-            "max_total": record["max_total"], "needs_review": str(bool(record["needs_review"])).lower(),
+def csv_row(record: Record, late: Lateness | None = None) -> dict:
+    late, notebooks = late or Lateness(), record.notebooks
+    return {"student_id": record.student_id, "total": f"{score(record.total, late):g}",
+            "max_total": record.max_total, "needs_review": str(record.needs_review).lower(),
             "submitted": late.submitted, "seconds_late": f"{late.seconds_late:g}", "late_penalty": f"{late.penalty:g}",
-            **{c: record["categories"][c]["earned"] for c in CATEGORIES},
-            **notebook_scores(record), "diagnoses": ";".join(diagnoses)}
+            **{c: record.categories[c].earned for c in CATEGORIES},
+            **{nb: notebooks[nb].earned if nb in notebooks else 0 for nb in NOTEBOOKS},
+            "diagnoses": ";".join(record.diagnoses)}
 
 
-def write_grades_csv(path: Path, records: list[dict], late: dict[str, Lateness] | None = None) -> None:
+def one_maximum(records: list[Record]) -> None:
+    """Refuse a CSV whose rows are out of different maxima (records graded by different rubrics)."""
+    maxima = sorted({r.max_total for r in records})
+    if len(maxima) > 1:
+        by = {m: [r.student_id for r in records if r.max_total == m][:5] for m in maxima}
+        mixed = ", ".join(f"{m} ({', '.join(s)})" for m, s in by.items())
+        raise OutputError(f"grades.csv would mix maxima {mixed}: these records were graded by different "
+                          "rubrics; grade again with --resume")
+
+
+def write_grades_csv(path: Path, records: list[Record], late: dict[str, Lateness] | None = None) -> None:
+    one_maximum(records)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for record in records:
-        row = csv_row(record, (late or {}).get(record["student_id"]))
+        row = csv_row(record, (late or {}).get(record.student_id))
         writer.writerow({k: csv_cell(v) for k, v in row.items()})   # no cell runs as a formula
     atomic_write(path, buf.getvalue())

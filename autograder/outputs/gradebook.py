@@ -21,7 +21,7 @@ import sys
 
 from ..course import Course
 from ..nbgrader_cli import tool_env
-from ..records import OutputError
+from ..records import OutputError, Record
 from .runlock import RunLocks
 
 
@@ -43,13 +43,13 @@ class GradebookWriter:
         writer never sees the end of its input."""
         return [f.fileno() for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if f and not f.closed]
 
-    def finish(self, records: list[dict], submitted: dict[str, str] | None = None) -> dict[str, dict]:
+    def finish(self, records: list[Record], submitted: dict[str, str] | None = None) -> dict[str, dict]:
         """Send the scores (and each submission's time, nbgrader's format); return, per student, how
         late nbgrader's gradebook says the work was and each notebook's late penalty."""
         submitted = submitted or {}
-        scores = [{"student": r["student_id"], "review": bool(r["needs_review"]),
-                   "submitted": submitted.get(r["student_id"], ""),
-                   "earned": {g: c["earned"] for g, c in r.get("cells", {}).items()}} for r in records]
+        scores = [{"student": r.student_id, "review": r.needs_review,
+                   "submitted": submitted.get(r.student_id, ""),
+                   "earned": {g: c.earned for g, c in r.cells.items()}} for r in records]
         out, err = self.proc.communicate(json.dumps(scores), timeout=600)
         if self.proc.returncode != 0:
             raise OutputError(f"could not update the gradebook: {err.strip()[-800:]}")

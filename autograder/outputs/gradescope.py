@@ -4,27 +4,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..lateness import Lateness, score
-from ..records import atomic_write, dumps
+from ..records import Record, atomic_write, dumps
 
 
-def results_json(record: dict, late: Lateness | None = None) -> dict:
+def results_json(record: Record, late: Lateness | None = None) -> dict:
     tests = []
-    for c in record["checks"]:
-        output = c["message"] if not c["passed"] else "Passed."
-        if c.get("diagnosis"):
-            output += f"\n(misconception: {c['diagnosis']})"
-        tests.append({"name": f"{c['grade_id']}: {c['check']}", "score": c["points"],
-                      "max_score": c["max_points"], "status": "passed" if c["passed"] else "failed",
-                      "output": output, "tags": [c["category"]], "visibility": "visible"})
-    final = score(record["total"], late)
-    summary = f"Total {final:g}/{record['max_total']}."
+    for c in record.checks:
+        output = c.message if not c.passed else "Passed."
+        if c.diagnosis:
+            output += f"\n(misconception: {c.diagnosis})"
+        tests.append({"name": f"{c.grade_id}: {c.check}", "score": c.points,
+                      "max_score": c.max_points, "status": "passed" if c.passed else "failed",
+                      "output": output, "tags": [c.category], "visibility": "visible"})
+    final = score(record.total, late)
+    summary = f"Total {final:g}/{record.max_total}."
     if late and late.describe():
         summary += f" Lateness: {late.describe()}."
-    if record.get("needs_review"):
-        summary += " This submission will be reviewed by an instructor: " + " ".join(record.get("integrity", []))
+    if record.needs_review:
+        summary += " This submission will be reviewed by an instructor: " + " ".join(record.integrity)
     return {"score": final, "output": summary, "tests": tests, "visibility": "visible",
             "stdout_visibility": "hidden"}
 
 
-def write_results_json(path: Path, record: dict, late: Lateness | None = None) -> None:
+def write_results_json(path: Path, record: Record, late: Lateness | None = None) -> None:
     atomic_write(path, dumps(results_json(record, late)))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..course import Course
 from ..lateness import Lateness
-from ..records import atomic_write
+from ..records import Record, atomic_write
 from ..rubric import notebook_of
 from ..timestamps import read_small
 from .feedback import check_rows, plots
@@ -29,11 +29,12 @@ def feedback_folder(course: Course, student: str, assignment: str) -> Path:
     return course.root / course.setting("CourseDirectory", "feedback_directory", "feedback") / student / assignment
 
 
-def write_notebook_feedback(course: Course, assignment: str, record, lateness: Lateness | None) -> str | None:
+def write_notebook_feedback(course: Course, assignment: str, record: Record,
+                            lateness: Lateness | None) -> str | None:
     """Every notebook's page for one student; a note when nbgrader will not be able to deliver them."""
-    student = record["student_id"]
+    student = record.student_id
     folder = feedback_folder(course, student, assignment)
-    for notebook in sorted({notebook_of(c["grade_id"]) for c in record["checks"]}):
+    for notebook in sorted({notebook_of(c.grade_id) for c in record.checks}):
         atomic_write(folder / f"{notebook}.html", notebook_html(record, notebook, lateness))
     submitted = course.root / "submitted" / student / assignment
     atomic_write(folder / "timestamp.txt", lateness.submitted if lateness else "")
@@ -54,16 +55,16 @@ def _secret(path: Path) -> bytes | None:
     return data if _HEX.fullmatch(data) else None
 
 
-def notebook_html(record, notebook: str, lateness: Lateness | None) -> str:
-    checks = [c for c in record["checks"] if notebook_of(c["grade_id"]) == notebook]
-    earned, most = sum(c["points"] for c in checks), sum(c["max_points"] for c in checks)
+def notebook_html(record: Record, notebook: str, lateness: Lateness | None) -> str:
+    checks = [c for c in record.checks if notebook_of(c.grade_id) == notebook]
+    earned, most = sum(c.points for c in checks), sum(c.max_points for c in checks)
     penalty = (lateness.penalties.get(notebook, 0.0) if lateness else 0.0)
     parts = [f"<p><strong>Score: {earned - penalty:g} / {most}</strong></p>"]
     if lateness and lateness.seconds_late > 0:
         parts.append(f"<p>Late: {escape(lateness.describe())}; on this notebook {penalty:g} points.</p>")
-    if record["needs_review"]:
-        items = "".join(f"<li>{escape(p)}</li>" for p in record.get("integrity", []))
+    if record.needs_review:
+        items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
         parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
     parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(checks)))
     parts += plots(checks)
-    return page(f"Feedback for {record['student_id']}: {notebook}.ipynb", "\n".join(parts))
+    return page(f"Feedback for {record.student_id}: {notebook}.ipynb", "\n".join(parts))

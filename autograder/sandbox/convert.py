@@ -105,7 +105,10 @@ def _enc(a, arrays: list):
 
 
 def decode_many(many, payload: bytes, count: int) -> list:
-    """Per call: ("ok", value) or ("raised" | "refused", type, message); exactly ``count`` of them."""
+    """Per call: ("ok", value) or ("raised" | "refused", type, message, where, missing); exactly ``count``.
+
+    ``where`` is the notebook function the exception was raised in and ``missing`` the name a NameError
+    did not find; each is a Python identifier or None."""
     if not isinstance(many, dict) or not isinstance(many.get("items"), list) \
             or not isinstance(many.get("arrays"), list):
         raise ProtocolError("the results are not an object with items and arrays")
@@ -125,7 +128,12 @@ def _item(item, arrays: list) -> tuple:
         return "ok", _rebuild(item.get("tree"), arrays, 0, [0])
     err = item.get("error") if isinstance(item.get("error"), dict) else {}
     return ("raised" if item.get("raised") is True else "refused", str(err.get("type", "Error"))[:80],
-            str(err.get("message", ""))[:500])
+            str(err.get("message", ""))[:500], _name(err.get("where")), _name(err.get("missing")))
+
+
+def _name(value) -> str | None:
+    """A Python identifier from the worker (a function's name), or None."""
+    return value if isinstance(value, str) and len(value) <= 80 and value.isidentifier() else None
 
 
 def _rebuild(node, arrays, depth, count):

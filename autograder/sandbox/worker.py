@@ -13,6 +13,7 @@ import numpy as np
 
 from . import rpc
 from .convert import encode_results
+from .origin import raised_in
 
 
 class CappedText(io.TextIOBase):
@@ -97,19 +98,28 @@ class Worker:
         fn = self.shell.user_ns.get(str(header.get("fn")))
         if not callable(fn):
             return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
-        results = list(_call_many_fn(fn, header.get("calls", []), payload))
+        results = list(_call_many_fn(fn, header.get("calls", []), payload, self.shell.user_ns))
         reply, data = encode_results(results, self.max_result)
         return {"ok": True, "many": reply}, data
 
 
-def _call_many_fn(fn, calls, payload):
+def _call_many_fn(fn, calls, payload, namespace):
     for call in calls:
         args = [_decode_arg(a, payload) for a in call.get("args", [])]
         kwargs = {str(k): _decode_arg(v, payload) for k, v in call.get("kwargs", {}).items()}
         try:
             yield "ok", fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - the student's errors, reported per call
-            yield "error", _summary(exc)
+            yield "error", {**_summary(exc), **_where(exc, namespace)}
+
+
+def _where(exc: BaseException, namespace: dict) -> dict:
+    """Which notebook function raised, and the name a NameError missed (the grader checks both)."""
+    try:
+        missing = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+        return {"where": raised_in(exc, namespace), "missing": missing if type(missing) is str else None}
+    except Exception:  # noqa: BLE001 - a student's odd exception object: report it without the extras
+        return {}
 
 
 def _decode_arg(arg, payload):

@@ -13,4 +13,4 @@ def inspect(record, out):
     table = check_table(record)
     assert not any(ch in table for ch in "\x1b\x07\x9b")
     assert [line for line in table.splitlines() if line.startswith("total")] == [
-        f"total {record['total']}/{record['max_total']}" + ("  (needs review)" if record["needs_review"] else "")]
+        f"total {record.total}/{record.max_total}" + ("  (needs review)" if record.needs_review else "")]

@@ -1,0 +1,88 @@
+"""What graded a record, as one short hash; and whether the rubric and the source notebooks agree.
+
+The fingerprint covers the rubric (every grade cell's checks, points and
+categories, and the code of the checks), the grade cells of the course's
+source notebooks (ids, points and text) and this package's version. A stored
+record whose fingerprint differs was graded by something else and is
+regraded by ``grade --resume``.
+
+The rubric is the one source of points; the source notebooks' nbgrader
+``points`` (which nbgrader's gradebook and feedback read) must say the same.
+``points_disagreements`` lists every difference in words.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+from importlib import metadata
+from pathlib import Path
+
+from .rubric import NOTEBOOKS, RUBRIC, cell_max
+
+DISTRIBUTION = "attention-course"
+
+
+def _version() -> str:
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def rubric_signature() -> list:
+    """The rubric table with the source of every module its checks live in."""
+    table = [[g, i.name, i.points, i.category] for g, items in RUBRIC.items() for i in items]
+    modules = sorted({inspect.getsourcefile(i.check) for items in RUBRIC.values() for i in items})
+    code = [hashlib.sha256(Path(m).read_bytes()).hexdigest() for m in modules]
+    return [table, code]
+
+
+def _nbgrader(cell: dict) -> dict:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return meta if isinstance(meta, dict) else {}
+
+
+def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
+    """notebook -> grade_id -> {"points", "source"} for the grade cells of the course's source notebooks."""
+    paths = sorted(Path(source_dir).glob("*.ipynb"))
+    return _grade_cells(tuple((p, p.stat().st_mtime_ns, p.stat().st_size) for p in paths))
+
+
+@functools.lru_cache(maxsize=8)
+def _grade_cells(versions: tuple) -> dict[str, dict[str, dict]]:
+    out: dict[str, dict[str, dict]] = {}
+    for path, _, _ in versions:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        out[path.stem] = {_nbgrader(c)["grade_id"]: {"points": _nbgrader(c).get("points"),
+                                                     "source": "".join(c.get("source", ""))}
+                          for c in cells if _nbgrader(c).get("grade") and _nbgrader(c).get("grade_id")}
+    return out
+
+
+def fingerprint(course: Path | None, assignment: str) -> str:
+    """A short hash of the rubric, the course's source grade cells and the package version."""
+    source = grade_cells(Path(course) / "source" / assignment) if course else {}
+    blob = json.dumps([rubric_signature(), source, _version()], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def points_disagreements(source_dir: Path) -> list[str]:
+    """Where the source notebooks' nbgrader points differ from the rubric's (empty when they agree)."""
+    found = grade_cells(source_dir)
+    problems = []
+    for notebook, grade_ids in NOTEBOOKS.items():
+        cells = found.get(notebook)
+        if cells is None:
+            problems.append(f"{notebook}.ipynb is missing from {source_dir}")
+            continue
+        scored = {g: c["points"] for g, c in cells.items() if c["points"]}
+        for g in grade_ids:
+            if scored.get(g) != cell_max(g):
+                problems.append(f"{notebook}.ipynb cell {g} is worth {scored.get(g, 0)} points but the rubric "
+                                f"gives it {cell_max(g)}")
+        for g in sorted(set(scored) - set(grade_ids)):
+            problems.append(f"{notebook}.ipynb cell {g} is worth {scored[g]} points but the rubric has no "
+                            "checks for it")
+    return problems

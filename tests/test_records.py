@@ -1,0 +1,135 @@
+"""The typed record: totals computed in one place, JSON round trip, one source of points, fingerprints
+and --resume regrading records graded by something else."""
+import json
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from autograder import __main__ as cli
+from autograder.batch import failed_record, grade_batch
+from autograder.fingerprint import fingerprint, points_disagreements
+from autograder.outputs.csvout import write_grades_csv
+from autograder.records import INTERNAL, CheckResult, OutputError, Record, read_record, write_record
+from autograder.rubric import RUBRIC, Item, max_total
+from batch_helpers import make_class, read_csv
+from conftest import ROOT, SOURCE
+
+
+def _check(grade_id, check, points, max_points, category="correctness", **kw):
+    return CheckResult(grade_id, check, category, points, max_points, points == max_points, "m", **kw)
+
+
+def _record(**kw):
+    checks = [_check("ex1_softmax", "a", 1, 1), _check("ex1_softmax", "b", 0, 2),
+              _check("ex2_mask", "c", 2, 2, "masking"), _check("ex4_cross", "d", 0, 1, diagnosis="no-scaling")]
+    return Record("ann", checks, assignment="ch04_attention", fingerprint="f", **kw)
+
+
+def test_totals_come_from_the_checks():
+    record = _record()
+    assert (record.total, record.max_total) == (3, 6)
+    assert {g: (c.earned, c.max) for g, c in record.cells.items()} == {
+        "ex1_softmax": (1, 3), "ex2_mask": (2, 2), "ex4_cross": (0, 1)}
+    assert record.cells["ex2_mask"].notebook == "ex2_causal_mask"
+    assert {n: (s.earned, s.max) for n, s in record.notebooks.items()} == {
+        "ex1_attention": (1, 3), "ex2_causal_mask": (2, 2), "ex4_cross_attention": (0, 1)}
+    assert (record.categories["correctness"].earned, record.categories["correctness"].max) == (1, 4)
+    assert (record.categories["memory"].earned, record.categories["memory"].max) == (0, 0)
+    assert record.diagnoses == ["no-scaling"]
+
+
+def test_json_round_trip_and_stored_totals_are_not_trusted():
+    record = _record(notes=["n"], integrity=["i"], needs_review=True)
+    data = json.loads(record.to_json())
+    assert data["total"] == 3 and data["max_total"] == 6 and data["cells"]["ex1_softmax"]["max"] == 3
+    assert Record.from_json(record.to_json()) == record
+    data["total"] = 99                                       # a stored total is derived, never read
+    assert Record.from_dict(data).total == 3
+
+
+def test_an_internal_error_always_needs_review():
+    broken = CheckResult("ex1_softmax", "a", "correctness", 0, 1, False, INTERNAL,
+                         details={"internal_error": "tb"})
+    assert Record("ann", [broken]).needs_review and not _record().needs_review
+
+
+def test_failed_record_covers_the_whole_rubric():
+    record = failed_record("bob", "trouble", assignment="ch04_attention")
+    assert record.total == 0 and record.max_total == max_total() == 28 and record.needs_review
+    assert all(c.message == "Not graded: trouble" for c in record.checks)
+
+
+def test_read_record_wants_the_same_assignment_student_and_fingerprint(tmp_path):
+    write_record(tmp_path, _record())
+    assert read_record(tmp_path, "ann", "ch04_attention") == _record()
+    assert read_record(tmp_path, "ann", "ch04_attention", "f") == _record()
+    assert read_record(tmp_path, "ann", "ch04_attention", "g") is None
+    assert read_record(tmp_path, "ann", "other") is None
+
+
+def test_grades_csv_never_mixes_maxima(tmp_path):
+    one, other = _record(), replace(_record(), student_id="bob", checks=_record().checks[:2])
+    with pytest.raises(OutputError, match="mix maxima 3 \\(bob\\), 6 \\(ann\\)"):
+        write_grades_csv(tmp_path / "grades.csv", [one, other])
+    assert not (tmp_path / "grades.csv").exists()
+
+
+# --- one source of points -----------------------------------------------------------------------
+
+def _set_points(source_dir, notebook, grade_id, points):
+    path = source_dir / f"{notebook}.ipynb"
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == grade_id:
+            cell["metadata"]["nbgrader"]["points"] = points
+    path.write_text(json.dumps(nb, indent=1))
+
+
+def test_rubric_and_source_notebooks_agree_on_points():
+    assert points_disagreements(SOURCE) == []
+
+
+def test_a_points_drift_is_caught(tmp_path):
+    """The agreement test above fails when a notebook's points drift from the rubric's."""
+    copy = tmp_path / "source"
+    shutil.copytree(SOURCE, copy)
+    _set_points(copy, "ex3_memory", "ex3_crossover", 3)
+    assert points_disagreements(copy) == [
+        "ex3_memory.ipynb cell ex3_crossover is worth 3 points but the rubric gives it 2"]
+
+
+def test_fingerprint_follows_rubric_and_source_grade_cells(tmp_path, monkeypatch):
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "source", course / "source")
+    before = fingerprint(course, "ch04_attention")
+    assert fingerprint(course, "ch04_attention") == before
+    _set_points(course / "source/ch04_attention", "ex3_memory", "ex3_crossover", 3)
+    after_notebook = fingerprint(course, "ch04_attention")
+    assert after_notebook != before
+    item = RUBRIC["ex3_crossover"][0]
+    monkeypatch.setitem(RUBRIC, "ex3_crossover", [Item(item.check, 3, item.category)])
+    assert fingerprint(course, "ch04_attention") not in (before, after_notebook)
+
+
+@pytest.mark.slow
+def test_resume_regrades_records_of_an_older_rubric(tmp_path, monkeypatch, capsys):
+    course = make_class(tmp_path, ["correct-1", "no-scaling"])
+    out = tmp_path / "out"
+    grade_batch(course=course, out=out, workers=1, progress=False, outputs=False)
+    item = RUBRIC["ex3_crossover"][0]                          # the instructor changes a cell's points
+    monkeypatch.setitem(RUBRIC, "ex3_crossover", [Item(item.check, 3, item.category)])
+    _set_points(course / "source/ch04_attention", "ex3_memory", "ex3_crossover", 3)
+    assert cli.main(["grade", "--course", str(course), "--out", str(out), "--workers", "1", "--resume"]) == 0
+    assert "2 records were graded by an older rubric, source notebooks or grader version; regraded" \
+        in capsys.readouterr().out
+    rows = read_csv(out / "grades.csv")
+    assert {r["max_total"] for r in rows} == {"29"}
+    assert {r["student_id"]: r["total"] for r in rows}["correct-1"] == "29"
+
+
+def test_grading_stops_when_rubric_and_course_disagree(tmp_path):
+    course = make_class(tmp_path, ["correct-1"])
+    _set_points(course / "source/ch04_attention", "ex1_attention", "ex1_softmax", 4)
+    with pytest.raises(ValueError, match="ex1_softmax is worth 4 points but the rubric gives it 3"):
+        grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
