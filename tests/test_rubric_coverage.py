@@ -8,12 +8,12 @@ import pytest
 
 import autograder
 from autograder.rubric import RUBRIC, max_total
-from test_rubric_diagnosis import CORRECT, WRONG, _load
+from test_rubric_diagnosis import CORRECT, WRONG, _record
 
 
 @lru_cache(maxsize=None)
 def _failed_checks(name: str) -> frozenset:
-    record = autograder.grade_namespace(vars(_load(name)), "coverage")
+    record = _record(name, "coverage")
     return frozenset((c.grade_id, c.check) for c in record.checks if not c.passed)
 
 

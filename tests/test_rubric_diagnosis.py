@@ -9,6 +9,7 @@ import autograder
 import solutions
 from autograder import misconceptions
 from autograder.rubric import RUBRIC, max_total
+from fixture_notebooks import fixture_source, notebook_namespaces
 from fixtures import impl
 
 FIXTURES = sorted(m.name for m in pkgutil.iter_modules(impl.__path__))
@@ -21,7 +22,9 @@ def _load(name):
 
 
 def _record(name, student="fixture-student"):
-    return autograder.grade_namespace(vars(_load(name)), student)
+    """The fixture graded with notebook semantics: the notebooks a student would hand in, each run on
+    its own, a grade cell's checks calling its own notebook's functions (as nbgrader autograde does)."""
+    return autograder.grade_namespace(notebook_namespaces(fixture_source(name)), student)
 
 
 def test_every_catalogue_id_has_a_fixture():
