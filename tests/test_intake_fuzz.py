@@ -8,6 +8,8 @@ exception.
 import json
 import os
 import shutil
+import socket
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -92,6 +94,20 @@ def _fifo(p):
     os.mkfifo(p)
 
 
+def _socket(p):
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(p))                                     # left bound: intake must not connect or wait
+    _SOCKETS.append(sock)
+
+
+def _device(p):
+    if os.geteuid() == 0:
+        os.mknod(p, 0o600 | stat.S_IFCHR, os.makedev(1, 5))      # /dev/zero's numbers
+    else:
+        p.symlink_to("/dev/zero")
+
+
+_SOCKETS: list = []
 KINDS = {
     "folder": lambda p: p.mkdir(),
     "fifo": _fifo,
@@ -101,6 +117,8 @@ KINDS = {
     "link loop": lambda p: p.symlink_to(p.name),
     "link to a classmate": lambda p: p.symlink_to(p.parents[2] / "bob"),
     "link to source": lambda p: p.symlink_to(SOURCE / f"{NB}.ipynb"),
+    "socket": _socket,
+    "device": _device,
     "empty file": lambda p: p.write_bytes(b""),
     "unreadable file": lambda p: (p.write_text(REAL), p.chmod(0)),
 }
@@ -109,7 +127,11 @@ KINDS = {
 @settings(max_examples=len(KINDS), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(st.sampled_from(sorted(KINDS)))
 def test_any_file_kind(kind):
-    _take_in(KINDS[kind])
+    try:
+        _take_in(KINDS[kind])
+    finally:
+        while _SOCKETS:
+            _SOCKETS.pop().close()
 
 
 TOKENS = ['"source": [', '"a"  ', '\\"', '\\\\', '"', '[', '{"a":', '"source": ["a" "b"], ', '{"source": "', ' ', '\n']
