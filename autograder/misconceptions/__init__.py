@@ -10,6 +10,7 @@ reproduces the value, ``localise.py`` says which stage deviates instead.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from dataclasses import dataclass, field
@@ -61,7 +62,8 @@ def entries_for(function: str) -> list[Misconception]:
     return [m for m in CATALOGUE if m.function == function]
 
 
-def compounds_for(function: str) -> list[Misconception]:
+@functools.cache
+def compounds_for(function: str) -> tuple[Misconception, ...]:
     """Every pair of this function's entries that turn different knobs, as one compound entry."""
     from .pipeline import variant
     pairs = []
@@ -71,7 +73,7 @@ def compounds_for(function: str) -> list[Misconception]:
         if a.id != b.id and not set(a.knobs) & set(b.knobs):
             pairs.append(Misconception(f"{a.id}{COMPOUND}{b.id}", function, variant(function, {**a.knobs, **b.knobs}),
                                        f"{a.advice} {b.advice}", {**a.knobs, **b.knobs}, (a, b)))
-    return pairs
+    return tuple(pairs)
 
 
 def _stage(entry: Misconception) -> int:
