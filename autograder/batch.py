@@ -125,7 +125,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     check_points(course, assignment)
     current = fingerprint(course, assignment)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
-    with _counting_on_stop(out, everyone, assignment), RunLocks(out, db_url) as locks:
+    with _counting_on_stop(out, everyone, assignment, current), RunLocks(out, db_url) as locks:
         stored = {s: read_record(out, s, assignment) for s in everyone} if resume else {}
         todo = [s for s in everyone if not (stored.get(s) and stored[s].fingerprint == current)]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
@@ -163,12 +163,12 @@ def check_points(course: Path, assignment: str) -> None:
 
 
 @contextmanager
-def _counting_on_stop(out: Path, everyone: list[str], assignment: str):
+def _counting_on_stop(out: Path, everyone: list[str], assignment: str, fingerprint: str):
     """A stop signal leaves the block as ``BatchStopped``, which says how far the batch got."""
     try:
         yield
     except Stop as stop:
-        done = sum(read_record(out, s, assignment) is not None for s in everyone)
+        done = sum(read_record(out, s, assignment, fingerprint) is not None for s in everyone)
         raise BatchStopped(stop.signum, out=out, done=done, total=len(everyone)) from None
 
 
