@@ -6,6 +6,7 @@ import numpy as np
 import solutions as S
 
 from ..compare import close, same_values
+from ..student import shown
 from . import _attention as A
 from ._base import fail, mismatch, normal, ok, pick_sizes
 
@@ -64,9 +65,10 @@ def no_nan_single_token(student, rng):
         Q, K, V = normal(rng, n, 3), normal(rng, n, 3), normal(rng, n, 2)
         out, w = A.run(student, NAME, Q, K, V)
         if np.isnan(out).any() or np.isnan(w).any():
-            return mismatch(NAME, (Q, K, V), (out, w), f"With {n} position(s) the result contains NaN: "
-                            "a row whose keys are all -inf has no softmax. Keep the diagonal unmasked.")
+            where = "a single position" if n == 1 else f"{n} positions"
+            return mismatch(NAME, (Q, K, V), (out, w), f"With {where} the result contains NaN: a row whose "
+                            "scores are all -inf has no softmax (is the diagonal masked?).")
         if n == 1 and not (close(w, np.ones((1, 1))) and close(out, V)):
             return fail(f"With a single position the weights should be [[1]] and the output equal to V; "
-                        f"got weights of shape {w.shape} and output of shape {out.shape}.")
+                        f"got weights {shown(w)} and output {shown(out)}.")
     return ok()
