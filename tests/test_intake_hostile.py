@@ -264,3 +264,11 @@ def test_identical_unfinished_notebooks_are_not_copies(course):
         nb["metadata"]["saved_by"] = "the same Jupyter"
         (_folder(course, student) / f"{NB}.ipynb").write_text(json.dumps(nb))
     assert not any("byte for byte" in p for p in _intake(course).problems)
+
+
+def test_a_folder_that_cannot_be_listed_is_damage(course, monkeypatch):
+    def refuse(fd):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(submission_module, "listing", refuse)
+    intake = _intake(course)
+    assert intake.cells == [] and any("could not be listed (Permission denied)" in p for p in intake.problems)

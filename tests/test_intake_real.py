@@ -122,3 +122,11 @@ def test_checking_one_renamed_notebook_grades_its_cells(folder, server):
     record = grade_submission(renamed, course=ROOT, server=server)
     assert record.max_total == 9 and record.total == 9 and not record.needs_review
     assert any("graded as ex2_causal_mask.ipynb" in n for n in record.notes)
+
+
+def test_a_broken_source_notebook_is_one_clear_course_error(folder, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "source", course / "source")
+    (course / "source/ch04_attention/ex3_memory.ipynb").write_text("{not json")
+    with pytest.raises(CourseError, match="ex3_memory.ipynb could not be read"):
+        _intake(folder, course)

@@ -97,8 +97,14 @@ def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCe
 
 
 def _cells(path: Path):
-    """The course's own notebooks, read with the same checks as a submission's."""
-    return cells_of(json.loads(Path(path).read_text(encoding="utf-8-sig")), path.stem, Intake())
+    """The course's own notebooks, read with the same checks as a submission's; CourseError if unreadable."""
+    try:
+        nb = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError) as exc:
+        raise CourseError(f"the course's notebook {path} could not be read ({exc}); fix it before grading") from exc
+    if not isinstance(nb, dict):
+        raise CourseError(f"the course's notebook {path} is not a notebook; fix it before grading")
+    return cells_of(nb, path.stem, Intake())
 
 
 def strip_hidden_tests(source: str) -> str:

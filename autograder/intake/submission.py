@@ -43,6 +43,8 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
         files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
         for found in _wanted(path, single, files, ctx, intake):
             _guarded(fd, folder, found, ctx, intake)
+    except OSError as exc:
+        intake.damage(f"The submission folder could not be listed ({_reason(exc)}); nothing was graded.")
     finally:
         os.close(fd)
     return intake
