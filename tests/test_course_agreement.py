@@ -1,0 +1,96 @@
+"""`grade` agrees with `nbgrader autograde` in the instructor's own course: per-notebook helpers and stubs,
+a due date in the gradebook and a late-penalty plugin in nbgrader_config.py (slow: nbgrader runs every
+notebook of every student). Afterwards `nbgrader export` on the course gradebook equals grades.csv."""
+import pytest
+
+from autograder.batch import grade_batch
+from autograder.nbgrader_cli import run_nbgrader
+from autograder.submissions import write_submission
+from batch_helpers import export_rows, make_class, read_csv
+from conftest import NOTEBOOKS
+from nbgrader_helpers import autograde_and_export
+
+pytestmark = pytest.mark.slow
+A = "ch04_attention"
+DUE = "2026-11-02 12:00:00 UTC"
+STUB = "def softmax(x, axis=-1):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"
+OLD_SOFTMAX = "def softmax(x, axis=-1):\n    e = np.exp(x)\n    return e / e.sum(axis=axis, keepdims=True)\n"
+INLINE_CROSS = ("def cross_attention(Q, K, V):\n    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+                "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n    w = e / e.sum(axis=-1, keepdims=True)\n"
+                "    return w @ V, w\n")
+USES_LATER = "def scaled_dot_product_attention(Q, K, V):\n    return attend(Q, K, V)\n"
+LATER = "\n\ndef attend(Q, K, V):\n    return cross_attention(Q, K, V)\n"
+LATE_PLUGIN = ("from nbgrader.plugins import BasePlugin\n\n\nclass SubMarks(BasePlugin):\n"
+               "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
+               "        return round(total_seconds_late / 3600)      # a point per hour, per notebook\n")
+
+CLASS = {   # student -> ({solution cell: code (appended when it starts with a newline)}, timestamp)
+    "honest": ({}, "2026-11-01 09:00:00.000000 UTC"),
+    "stub-ex4-inline-softmax": ({"ex4_softmax_solution": STUB, "ex4_cross_solution": INLINE_CROSS}, None),
+    "old-softmax-copy-in-ex4": ({"ex4_softmax_solution": OLD_SOFTMAX}, None),
+    "stub-ex1-softmax-in-ex2": ({"ex1_softmax_solution": STUB}, None),
+    "helper-only-in-ex4": ({"ex1_attention_solution": USES_LATER, "ex4_cross_solution": LATER}, None),
+    "late-two-hours": ({}, "2026-11-02 15:00:00.000000 Europe/Paris"),
+}
+
+
+def _notebook(solution_id: str) -> str:
+    return next(nb for nb in NOTEBOOKS if nb.startswith(solution_id.split("_")[0]))
+
+
+def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
+    import nbformat
+    folder = write_submission(course / "release" / A, course / "source" / A, course / "submitted" / student / A)
+    for solution_id, code in cells.items():
+        path = folder / f"{_notebook(solution_id)}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == solution_id)
+        cell.source = cell.source + code if code.startswith("\n") else code
+        nbformat.write(nb, path)
+    if timestamp:
+        (folder / "timestamp.txt").write_text(timestamp)
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    course = make_class(tmp_path_factory.mktemp("agreement"), [])
+    (course / "late.py").write_text(LATE_PLUGIN)
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
+    for student, (cells, timestamp) in CLASS.items():
+        _submit(course, student, cells, timestamp)
+    run_nbgrader(["db", "assignment", "add", A, f"--duedate={DUE}", "--log-level=WARN"], course, "db assignment add")
+    run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
+    nbgrader_scores = autograde_and_export(course)
+    result = grade_batch(course=course, workers=2, progress=False)
+    return course, nbgrader_scores, result
+
+
+def test_totals_agree_with_nbgrader_autograde(both):
+    course, nbgrader_scores, _ = both
+    ours = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}
+    assert ours == nbgrader_scores
+    assert ours["honest"] == ours["stub-ex4-inline-softmax"] == 28.0
+    assert ours["stub-ex1-softmax-in-ex2"] == 20.0 and ours["helper-only-in-ex4"] == 23.0
+    assert ours["late-two-hours"] == 28.0 - 4 * 2                   # two hours late: 2 points per notebook
+
+
+def test_late_submission_shown_everywhere(both):
+    course, _, result = both
+    row = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}["late-two-hours"]
+    assert row["submitted"] == "2026-11-02 14:00:00.000000 UTC" and float(row["seconds_late"]) == 7200.0
+    assert float(row["late_penalty"]) == 8.0 and row["ex1_attention"] == "8"       # notebooks: before the penalty
+    on_time = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}["honest"]
+    assert float(on_time["seconds_late"]) == 0.0 and float(on_time["late_penalty"]) == 0.0
+    page = (course / "feedback" / "late-two-hours" / A / "ex2_causal_mask.html").read_text()
+    assert "2 h after the due date" in page and "Score: 7 / 9" in page
+    assert "2 h after the due date" in (course / "grading" / "report.html").read_text()
+
+
+def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
+    course, _, _ = both
+    exported = {r["student_id"]: r for r in export_rows(course)}
+    for row in read_csv(course / "grading" / "grades.csv"):
+        theirs = exported[row["student_id"]]
+        assert float(theirs["score"]) == float(row["total"]), row["student_id"]
+        assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
