@@ -41,8 +41,10 @@ def _grade(args) -> int:
         n = len(result.regraded)
         print(f"{n} record{'s were' if n != 1 else ' was'} graded by an older rubric, source notebooks or "
               "grader version; regraded")
-    print(one_line(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete; "
-                   f"report: {result.out / 'report.html'}"))
+    from .textreport import outputs_lines, summary_table
+    print(summary_table(result.records))
+    print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete")
+    print(outputs_lines(result.out))
     for line in result.errors:
         print(one_line(f"error: {line}"), file=sys.stderr)
     return 1 if result.errors else 0

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from .batch import grade_batch
 from .course import DEFAULT_ASSIGNMENT
-from .inert import one_line
 from .init import init_course
 from .sample_class import lay_out
+from .textreport import outputs_lines, summary_table
 
 MARKER = ".attention-course-demo"
 
@@ -38,23 +38,10 @@ def _clear_previous(workdir: Path) -> None:
                     "or remove it")
 
 
-def summary_table(records) -> str:
-    lines = [f"{'student':<26} {'total':>7}  {'review':<6}  diagnoses"]
-    for r in sorted(records, key=lambda r: r.student_id):
-        lines.append(f"{one_line(r.student_id):<26} {r.total:>3}/{r.max_total:<3}  "
-                     f"{'yes' if r.needs_review else '':<6}  {', '.join(r.diagnoses)}")
-    return "\n".join(lines)
-
-
 def run_demo(workdir: Path | None = None, workers: int | None = None) -> Path:
     """Grade the sample class in ``workdir`` (default ``./demo``) and print the summary table."""
     demo = prepare(Path(workdir) if workdir else Path.cwd() / "demo")
     result = grade_batch(course=demo, out=demo / "grading", workers=workers)
     print(summary_table(result.records))
-    full = sum(r.total == r.max_total for r in result.records)
-    review = sum(r.needs_review for r in result.records)
-    print(f"\n{len(result.records)} submissions graded: {full} full marks, {review} need review.")
-    print(f"grades:   {result.out / 'grades.csv'}")
-    print(f"feedback: {result.out / 'feedback'}/<student>/index.html")
-    print(f"report:   {result.out / 'report.html'}")
+    print(outputs_lines(result.out))
     return result.out / "report.html"

@@ -1,4 +1,4 @@
-"""Plain-text views of a result record (the `check` command's table), safe to print to a terminal.
+"""Plain-text views of result records (`check`'s table, the class summary), safe to print to a terminal.
 
 Messages, notes and integrity lines carry a student's text (exception
 messages, file names). Each is made inert: escape sequences and control
@@ -28,6 +28,25 @@ def check_table(record) -> str:
     rows += [f"! {one_line(line)}" for line in record.integrity]
     rows += [f"  note: {one_line(line)}" for line in record.notes]
     return "\n".join(rows)
+
+
+def summary_table(records) -> str:
+    """One line per student (total, review, diagnoses), then the class in one sentence: the table
+    `make demo` and `grade` end with."""
+    lines = [f"{'student':<26} {'total':>7}  {'review':<6}  diagnoses"]
+    for r in sorted(records, key=lambda r: r.student_id):
+        lines.append(f"{one_line(r.student_id):<26} {r.total:>3}/{r.max_total:<3}  "
+                     f"{'yes' if r.needs_review else '':<6}  {one_line(', '.join(r.diagnoses))}")
+    full = sum(r.total == r.max_total for r in records)
+    review = sum(r.needs_review for r in records)
+    lines += ["", f"{len(records)} submissions graded: {full} full marks, {review} need review."]
+    return "\n".join(lines)
+
+
+def outputs_lines(out) -> str:
+    """Where a batch's outputs are."""
+    return "\n".join([f"grades:   {out / 'grades.csv'}", f"feedback: {out / 'feedback'}/<student>/index.html",
+                      f"report:   {out / 'report.html'}"])
 
 
 def doctor_table(layers: dict[str, str]) -> str:

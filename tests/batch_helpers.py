@@ -12,7 +12,7 @@ from autograder.submissions import write_submission
 from conftest import ROOT
 
 SMALL = ["correct-1", "correct-einsum", "no-scaling", "mask-after-softmax", "damaged-missing-notebook",
-         "hostile-exits", "crossover-off-by-one", "cross-causal-mask"]
+         "hostile-exits", "crossover-off-by-one", "cross-causal-mask", "uncatalogued-scale-by-n"]
 
 
 def make_class(tmp: Path, students=SMALL, custom: dict[str, dict] | None = None) -> Path:

@@ -35,7 +35,7 @@ def test_every_output_is_written(graded):
         results = json.loads((out / "results" / student / "results.json").read_text())
         assert results["score"] == int(by[student]["total"])
         assert sum(t["max_score"] for t in results["tests"]) == 28
-    assert (out / "report.html").read_text().count("<img") >= 3
+    assert (out / "report.html").read_text().count("<svg") >= 3
 
 
 def test_crash_and_damage_get_rows_for_review(graded):
@@ -105,10 +105,19 @@ def test_dask_local_cluster_equals_local(graded, tmp_path):
     assert records(tmp_path / "dask") == records(reference_out)
 
 
-@pytest.mark.parametrize("page_path", ["report.html", "feedback/mask-after-softmax/index.html"])
-def test_pages_render_in_headless_chromium(graded, page_path):
+PROBE = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.top, r.width, r.height]; };
+  const all = q => Array.from(document.querySelectorAll(q));
+  const summary = document.querySelector('#summary');
+  return {svgs: all('svg').map(box), images: document.images.length,
+          tips: all('svg rect > title').map(t => t.textContent), texts: all('svg text').map(t => t.textContent),
+          summaryTop: summary ? box(summary)[0] : null, sections: all('h2').map(h => h.textContent)};
+}"""
+
+
+def _render(out, page_path):
+    """Open a page in headless Chromium; what PROBE sees, and every console or page error."""
     sync_api, chromium = browser()
-    _, out, _ = graded
     artifacts = ROOT / "test-artifacts"
     artifacts.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as p:
@@ -118,8 +127,23 @@ def test_pages_render_in_headless_chromium(graded, page_path):
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto((out / page_path).as_uri())
-        images = page.evaluate("Array.from(document.images).map(i => [i.complete, i.naturalWidth])")
+        seen = page.evaluate(PROBE)
         page.screenshot(path=str(artifacts / (page_path.replace("/", "_") + ".png")), full_page=True)
         chrome.close()
-    assert images and all(done and width > 0 for done, width in images), images
     assert errors == []
+    assert seen["images"] == 0 and seen["svgs"] and all(w > 0 and h > 0 for _, w, h in seen["svgs"])
+    return seen
+
+
+def test_feedback_page_reads_at_a_glance_in_chromium(graded):
+    """Summary in the first screen; heatmaps inline with a tooltip per cell, tick labels and a NaN legend."""
+    seen = _render(graded[1], "feedback/mask-after-softmax/index.html")
+    assert seen["summaryTop"] is not None and seen["summaryTop"] < 900
+    assert any(t.startswith("row 0, column 0: ") for t in seen["tips"])
+    assert {"0", "1", "NaN", "query position i"} <= set(seen["texts"])
+
+
+def test_report_renders_in_chromium(graded):
+    seen = _render(graded[1], "report.html")
+    assert any(t.endswith("%") for t in seen["texts"]) and seen["tips"]
+    assert "Failures with no diagnosis" in seen["sections"]

@@ -1,4 +1,9 @@
-"""Per-student feedback pages: every check, its points and what to change; never a test's source."""
+"""Per-student feedback pages: a summary first, then every check, its points and what to change.
+
+Never a test's source. The summary gives the score of each notebook and its main problem
+(the failure that costs the most points) with its fix; in the table below, each piece of
+advice is said once per cell.
+"""
 from __future__ import annotations
 
 from html import escape
@@ -8,15 +13,41 @@ from ..inert import terminal
 from ..lateness import Lateness, score
 from ..records import Record, atomic_write
 from . import svg
-from .html import image, page, table
+from .advice import deduplicated, main_problem, notebook_summaries
+from .html import figure, page, table
+
+
+def _tag(diagnosis: str | None) -> str:
+    return f' <span class="tag">{escape(diagnosis)}</span>' if diagnosis else ""
+
+
+def start_here(checks) -> str:
+    """The failure that costs the most points, with its fix, as the page's first advice."""
+    worst = main_problem(checks)
+    if worst is None:
+        return '<p class="start">Every check passes.</p>'
+    return f'<p class="start"><strong>Start here:</strong> {escape(worst.message)}{_tag(worst.diagnosis)}</p>'
+
+
+def _summary(record: Record, late: Lateness | None) -> str:
+    cats = ", ".join(f"{k} {v.earned}/{v.max}" for k, v in record.categories.items())
+    rows = ([escape(s.notebook), f"{s.earned}/{s.max}",
+             escape(s.problem) + _tag(s.diagnosis) if s.problem else '<span class="pass">all checks pass</span>']
+            for s in notebook_summaries(record))
+    when = f"<p>Submission time: {escape(late.describe())}.</p>" if late and late.describe() else ""
+    return (f'<section id="summary"><p class="total"><strong>Total: {score(record.total, late):g} / '
+            f"{record.max_total}</strong> ({escape(cats)})</p>{when}{start_here(record.checks)}"
+            f'{table(["notebook", "points", "main problem and its fix"], rows)}</section>')
+
 
 def check_rows(checks):
-    for c in checks:
+    """One row per check; a failed check's advice without what an earlier check of its cell said."""
+    checks = list(checks)
+    advice = deduplicated(checks)
+    for i, c in enumerate(checks):
         status = '<span class="pass">passed</span>' if c.passed else '<span class="fail">failed</span>'
-        diag = f' <span class="tag">{escape(c.diagnosis)}</span>' if c.diagnosis else ""
-        message = "" if c.passed else escape(c.message) + diag
-        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status,
-               f"{c.points}/{c.max_points}", message]
+        message = "" if c.passed else escape(advice[i]) + _tag(c.diagnosis)
+        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status, f"{c.points}/{c.max_points}", message]
 
 
 def plots(checks) -> list[str]:
@@ -28,19 +59,16 @@ def plots(checks) -> list[str]:
             continue
         seen.add(c.grade_id)
         title = f"{c.grade_id}: {c.check.replace('_', ' ')}"
-        out.append(image(svg.heatmaps(d["student_weights"], d.get("expected_weights", []), title), title))
+        out.append(figure(svg.heatmaps(d["student_weights"], d.get("expected_weights", []), title)))
     return out
 
 
 def feedback_html(record: Record, late: Lateness | None = None) -> str:
-    parts = [f"<p><strong>Total: {score(record.total, late):g} / {record.max_total}</strong></p>"]
-    if late and late.describe():
-        parts.append(f"<p>Submission time: {escape(late.describe())}.</p>")
+    parts = [_summary(record, late)]
     if record.needs_review:
         items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
         parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
-    cats = ", ".join(f"{k} {v.earned}/{v.max}" for k, v in record.categories.items())
-    parts.append(f"<p>By category: {escape(cats)}</p>")
+    parts.append("<h2>Every check</h2>")
     parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(record.checks)))
     parts += plots(record.checks)
     if record.notes:

@@ -9,7 +9,7 @@ table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid #
 text-align:left;vertical-align:top}th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#b42318}
 .tag{background:#fff3cd;border-radius:4px;padding:0 .3rem;font-family:monospace}pre{background:#f6f8fa;
 padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}.review{background:#fde8e8;padding:.6rem}
-img{max-width:100%}
+figure.chart{margin:1rem 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}
 """
 
 
@@ -25,5 +25,6 @@ def table(headers, rows) -> str:
     return f"<table><tr>{head}</tr>\n{body}</table>"
 
 
-def image(data_uri: str, alt: str) -> str:
-    return f'<img src="{data_uri}" alt="{escape(alt)}">'
+def figure(svg_markup: str) -> str:
+    """An inline SVG chart (made by ``svg``, which escapes every text in it), so its tooltips work."""
+    return f'<figure class="chart">{svg_markup}</figure>'

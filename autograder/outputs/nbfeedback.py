@@ -18,7 +18,7 @@ from ..lateness import Lateness
 from ..records import Record, atomic_write
 from ..rubric import notebook_of
 from ..timestamps import read_small
-from .feedback import check_rows, plots
+from .feedback import check_rows, plots, start_here
 from .html import page, table
 
 SECRET = "submission_secret.txt"
@@ -62,6 +62,7 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None) -> s
     parts = [f"<p><strong>Score: {earned - penalty:g} / {most}</strong></p>"]
     if lateness and lateness.seconds_late > 0:
         parts.append(f"<p>Late: {escape(lateness.describe())}; on this notebook {penalty:g} points.</p>")
+    parts.append(start_here(checks))
     if record.needs_review:
         items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
         parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')

@@ -1,7 +1,7 @@
-"""The instructor's report: score histogram, failure rates, misconceptions, students to review."""
+"""The instructor's report: score histogram, failure rates, misconceptions, failures nobody
+explained yet, students to review, late submissions."""
 from __future__ import annotations
 
-from collections import Counter
 from html import escape
 from pathlib import Path
 from statistics import mean, median
@@ -10,7 +10,51 @@ from urllib.parse import quote
 from ..lateness import Lateness, score
 from ..records import Record, atomic_write
 from . import svg
-from .html import image, page, table
+from .classstats import failure_rates, misconception_counts, undiagnosed
+from .html import figure, page, table
+
+
+def _link(student_id: str) -> str:
+    href = quote(student_id.encode("utf-8", "surrogateescape"), safe="")      # any folder name, UTF-8 or not
+    return f'<a href="feedback/{escape(href)}/index.html">{escape(student_id)}</a>'
+
+
+def _rates(records: list[Record]) -> list[str]:
+    rates, clean = failure_rates(records)
+    out = []
+    if rates:
+        labels, values = zip(*rates)
+        out.append(figure(svg.bars(labels, values, "Failure rate per check, highest first",
+                                   "% of students failing", "%", top=100)))
+    if clean:
+        out.append(f"<p>{clean} checks were passed by every student.</p>")
+    return out
+
+
+def _misconceptions(records: list[Record]) -> list[str]:
+    found = misconception_counts(records)
+    if not found:
+        return []
+    labels, counts = zip(*found)
+    return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"))]
+
+
+def _undiagnosed(records: list[Record]) -> list[str]:
+    found = undiagnosed(records)
+    head = ["<h2>Failures with no diagnosis</h2>", "<p>Wrong answers that no catalogue entry reproduces: "
+            "what the misconception catalogue should learn next.</p>"]
+    if not found:
+        return head + ["<p>None: every failure was diagnosed, unfinished or is under review.</p>"]
+    return head + [table(["check", "students", "one of their messages"], (
+        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s) for s in u.students), escape(u.example)]
+        for u in found))]
+
+
+def _review(records: list[Record], late: dict[str, Lateness]) -> list[str]:
+    review = [r for r in records if r.needs_review]
+    rows = ([_link(r.student_id), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
+             "<br>".join(escape(p) for p in r.integrity)] for r in review)
+    return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
 
 
 def report_html(records: list[Record], assignment: str, late: dict[str, Lateness] | None = None,
@@ -20,26 +64,12 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     late = late or {}
     totals = [score(r.total, late.get(r.student_id)) for r in records]
     max_total = max(r.max_total for r in records)
-    fails = Counter((c.grade_id, c.check) for r in records for c in r.checks if not c.passed)
-    names = [f"{g}: {c}" for g, c in sorted({(c.grade_id, c.check) for r in records for c in r.checks})]
-    rates = [100 * fails[tuple(n.split(": "))] / len(records) for n in names]
-    diag = Counter(d for r in records for d in r.diagnoses)
-    review = [r for r in records if r.needs_review]
     parts = [
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total} "
         "(after late penalties); "
-        f"{sum(t == max_total for t in totals)} full marks; {len(review)} need review.</p>",
-        image(svg.histogram(totals, max_total), "score histogram"),
-        image(svg.bars(names, rates, "Failure rate per check", "% of students failing"), "failure rates"),
-    ]
-    if diag:
-        labels, counts = zip(*diag.most_common())
-        parts.append(image(svg.bars(labels, counts, "Misconceptions diagnosed", "students"), "misconceptions"))
-    parts.append("<h2>Students needing review</h2>")
-    parts.append(table(["student", "total", "why"], (
-        [f'<a href="feedback/{escape(quote(r.student_id.encode("utf-8", "surrogateescape"), safe=""))}/index.html">{escape(r.student_id)}</a>',
-         f'{score(r.total, late.get(r.student_id)):g}/{r.max_total}', "<br>".join(escape(p) for p in r.integrity)]
-        for r in review)) if review else "<p>None.</p>")
+        f"{sum(t == max_total for t in totals)} full marks; {sum(r.needs_review for r in records)} need review.</p>",
+        figure(svg.histogram(totals, max_total))]
+    parts += _rates(records) + _misconceptions(records) + _undiagnosed(records) + _review(records, late)
     parts += _lateness_section(records, late) + _delivery_section(delivery)
     return page(f"Grading report: {assignment}", "\n".join(parts))
 

@@ -1,70 +1,108 @@
-"""Small charts as SVG data URIs: no plotting library, milliseconds per chart, crisp at any zoom."""
+"""Small charts as inline SVG: no plotting library, milliseconds per chart, crisp at any zoom.
+
+The markup goes into the page itself (not an ``<img>``), so each cell's and bar's ``<title>``
+is a working tooltip. Every number is formatted here and every text escaped; values from a
+student are read as floats and anything else is drawn as NaN.
+"""
 from __future__ import annotations
 
-import base64
 import math
 from html import escape
 
 # viridis, sampled at 9 points (0, 1/8, ..., 1)
 _VIRIDIS = [(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144, 141),
             (39, 173, 129), (92, 200, 99), (170, 220, 50), (253, 231, 37)]
+NAN_COLOR = "#bbbbbb"
 BAR = "#c0504d"
 HIST = "#3b6ea8"
 
 
-def color(v: float) -> str:
-    """Viridis colour for v in [0, 1]; grey for NaN."""
-    if v is None or not math.isfinite(v):
-        return "#bbbbbb"
+def number(v) -> float:
+    """A student's value as a float; NaN for anything that is not a real number (None, text, bools)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return math.nan
+    return float(v)
+
+
+def color(v) -> str:
+    """Viridis colour for v in [0, 1] (clamped); grey for NaN, infinities and non-numbers."""
+    v = number(v)
+    if not math.isfinite(v):
+        return NAN_COLOR
     x = min(max(v, 0.0), 1.0) * (len(_VIRIDIS) - 1)
     i = min(int(x), len(_VIRIDIS) - 2)
     a, b, t = _VIRIDIS[i], _VIRIDIS[i + 1], x - i
     return "#" + "".join(f"{round(a[k] + (b[k] - a[k]) * t):02x}" for k in range(3))
 
 
-def data_uri(svg: str) -> str:
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+def shown(v) -> str:
+    v = number(v)
+    return "NaN" if math.isnan(v) else f"{v:.4g}"
 
 
-def _svg(width: int, height: int, body: list[str]) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+def _svg(width: float, height: float, body: list[str], label: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{int(width)}" height="{int(height)}" '
+            f'viewBox="0 0 {int(width)} {int(height)}" role="img" aria-label="{escape(label)}" '
             f'font-family="sans-serif" font-size="11">{"".join(body)}</svg>')
 
 
-def _text(x, y, s, anchor="start", size=11, weight="normal") -> str:
+def _text(x, y, s, anchor="start", size=11, weight="normal", rotate: bool = False) -> str:
+    turn = f' transform="rotate(-90 {x:.1f} {y:.1f})"' if rotate else ""
     return (f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}" '
-            f'font-weight="{weight}">{escape(str(s))}</text>')
+            f'font-weight="{weight}"{turn}>{escape(str(s))}</text>')
 
 
-def _matrix(rows, x0: float, y0: float, cell: float, title: str) -> list[str]:
-    out = [_text(x0 + cell * (len(rows[0]) if rows else 1) / 2, y0 - 8, title, "middle", 12, "bold")]
+def _rect(x, y, w, h, fill, tip: str | None = None) -> str:
+    inner = f"<title>{escape(tip)}</title>" if tip else ""
+    return f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{fill}">{inner}</rect>'
+
+
+def _ticks(count: int) -> range:
+    """Indices to label along an axis: every one up to 12, else every 2nd, 5th, 10th, 20th, ... (at most 12)."""
+    step = next(s for s in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, count) if count <= 12 * s)
+    return range(0, count, step)
+
+
+def _grid(rows, x0: float, y0: float, cell: float, name: str) -> list[str]:
+    out = [_text(x0 + cell * len(rows[0]) / 2, y0 - 22, name, "middle", 12, "bold")]
+    out += [_text(x0 + (j + 0.5) * cell, y0 - 6, j, "middle", 10) for j in _ticks(len(rows[0]))]
+    out += [_text(x0 - 5, y0 + (i + 0.5) * cell + 4, i, "end", 10) for i in _ticks(len(rows))]
     for i, row in enumerate(rows):
         for j, v in enumerate(row):
-            out.append(f'<rect x="{x0 + j * cell:.1f}" y="{y0 + i * cell:.1f}" width="{cell:.1f}" '
-                       f'height="{cell:.1f}" fill="{color(v)}"><title>[{i}, {j}] = {v}</title></rect>')
+            out.append(_rect(x0 + j * cell, y0 + i * cell, cell, cell, color(v),
+                             f"row {i}, column {j}: {shown(v)}"))
     return out
 
 
+def _legend(x: float, y: float, height: float) -> list[str]:
+    """Colour bar from 0 (bottom) to 1 (top), then a grey swatch for NaN."""
+    step = height / 10
+    out = [_rect(x, y + (9 - s) * step, 12, step + 0.5, color((s + 0.5) / 10)) for s in range(10)]
+    out += [_text(x + 16, y + 4, "1"), _text(x + 16, y + height / 2 + 4, "0.5"), _text(x + 16, y + height, "0"),
+            _rect(x, y + height + 10, 12, 12, NAN_COLOR, "NaN: not a number"),
+            _text(x + 16, y + height + 20, "NaN")]
+    return out
+
+
+def _matrix(m) -> list[list]:
+    ok = isinstance(m, list) and bool(m) and all(isinstance(r, list) and r and len(r) == len(m[0]) for r in m)
+    return m if ok else [[math.nan]]
+
+
 def heatmaps(student, expected, title: str) -> str:
-    """The student's weights beside the expected pattern (0 dark, 1 yellow)."""
-    mats = [m if _is_matrix(m) else [[float("nan")]] for m in (student, expected)]
+    """The student's weights beside the expected pattern (0 dark, 1 yellow, NaN grey)."""
+    mats = [_matrix(m) for m in (student, expected)]
     n = max(max(len(m), len(m[0])) for m in mats)
     cell = max(8.0, min(28.0, 220.0 / n))
-    size = cell * n
+    size, top, left, gap = cell * n, 62, 40, 46
     body = [_text(10, 16, title, size=12, weight="bold")]
     for k, (m, name) in enumerate(zip(mats, ("your weights", "expected"))):
-        body += _matrix(m, 20 + k * (size + 40), 48, cell, name)
-    legend_x = 20 + 2 * (size + 40)
-    for s in range(11):
-        body.append(f'<rect x="{legend_x}" y="{48 + (10 - s) * size / 11:.1f}" width="12" '
-                    f'height="{size / 11 + 0.5:.1f}" fill="{color(s / 10)}"/>')
-    body += [_text(legend_x + 16, 56, "1"), _text(legend_x + 16, 48 + size, "0"),
-             _text(20, 48 + size + 18, "rows: query position i, columns: key position j")]
-    return data_uri(_svg(int(legend_x + 40), int(size + 76), body))
-
-
-def _is_matrix(m) -> bool:
-    return isinstance(m, list) and bool(m) and all(isinstance(r, list) and r and len(r) == len(m[0]) for r in m)
+        body += _grid(m, left + k * (size + gap), top, cell, name)
+    legend_x, legend_h = left + 2 * (size + gap) - 16, max(size, 100.0)
+    body += _legend(legend_x, top, legend_h)
+    body += [_text(14, top + size / 2, "query position i", "middle", rotate=True),
+             _text(left, top + size + 18, "columns: key position j; hover a cell for its value")]
+    return _svg(legend_x + 50, top + max(size + 28, legend_h + 30), body, title)
 
 
 def histogram(values, max_value: int, title: str = "Score distribution") -> str:
@@ -77,26 +115,27 @@ def histogram(values, max_value: int, title: str = "Score distribution") -> str:
     body = [_text(w / 2, 16, title, "middle", 13, "bold")]
     for i, c in enumerate(counts):
         bh = (h - bottom - 30) * c / top
-        body.append(f'<rect x="{left + i * bw:.1f}" y="{h - bottom - bh:.1f}" width="{bw - 1:.1f}" '
-                    f'height="{bh:.1f}" fill="{HIST}"><title>{i} points: {c}</title></rect>')
+        body.append(_rect(left + i * bw, h - bottom - bh, bw - 1, bh, HIST,
+                          f"{i} points: {c} student{'s' if c != 1 else ''}"))
         if i % 5 == 0 or i == max_value:
             body.append(_text(left + (i + 0.5) * bw, h - bottom + 14, i, "middle"))
     body += [_text(w / 2, h - 2, f"total (of {max_value})", "middle"), _text(4, 40, f"{top}"),
              _text(4, h - bottom, "0")]
-    return data_uri(_svg(w, h, body))
+    return _svg(w, h, body, title)
 
 
-def bars(labels, values, title: str, xlabel: str) -> str:
+def bars(labels, values, title: str, xlabel: str, unit: str = "", top: float | None = None) -> str:
+    """Horizontal bars in the order given, each labelled with its value and ``unit`` (e.g. "%"); a full
+    bar is ``top`` (default: the largest value)."""
     labels, values = list(labels), list(values)
-    top = max(values, default=0) or 1
-    row, left, w = 18, 230, 620
+    top = top or max(values, default=0) or 1
+    row, left, w = 18, 260, 660
     h = 50 + row * len(labels)
     body = [_text(w / 2, 16, title, "middle", 13, "bold")]
     for i, (label, v) in enumerate(zip(labels, values)):
-        y = 30 + i * row
-        bw = (w - left - 60) * v / top
-        body += [_text(left - 6, y + 12, label, "end"),
-                 f'<rect x="{left}" y="{y + 2}" width="{bw:.1f}" height="{row - 5}" fill="{BAR}"/>',
-                 _text(left + bw + 4, y + 12, f"{v:g}" if isinstance(v, int) else f"{v:.0f}")]
+        y, bw = 30 + i * row, (w - left - 60) * v / top
+        value = f"{v:.0f}{unit}" if isinstance(v, float) else f"{v}{unit}"
+        body += [_text(left - 6, y + 12, label, "end"), _rect(left, y + 2, bw, row - 5, BAR, f"{label}: {value}"),
+                 _text(left + bw + 4, y + 12, value)]
     body.append(_text(left + (w - left) / 2, h - 4, xlabel, "middle"))
-    return data_uri(_svg(w, h, body))
+    return _svg(w, h, body, title)

@@ -1,0 +1,97 @@
+"""Feedback and report read at a glance: a summary first, advice once per cell, sorted and labelled
+rates, and the failures no catalogue entry explains."""
+import re
+
+from autograder.outputs.advice import deduplicated, sentences
+from autograder.outputs.classstats import failure_rates, undiagnosed
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.report import report_html
+from autograder.records import CheckResult, Record
+
+CAUSE = "It looks like the mask is applied after the softmax, so rows no longer sum to 1; add the mask first."
+
+
+def _check(grade_id, check, points, passed, message="ok", diagnosis=None):
+    return CheckResult(grade_id, check, "masking", points if passed else 0, points, passed, message, diagnosis)
+
+
+def _mask_after_softmax(student="ann"):
+    return Record(student, [
+        _check("ex1_attention", "shapes", 1, True),
+        _check("ex2_causal", "matches_engine", 2, False, f"The weights differ from the expected values. {CAUSE}",
+               "mask-after-softmax"),
+        _check("ex2_causal", "no_future_leakage", 1, False, f"Position 2 sees its future. {CAUSE}",
+               "mask-after-softmax"),
+        _check("ex2_causal", "rows_sum_to_one", 1, False, f"Row 0 of the weights sums to 0.313. {CAUSE}",
+               "mask-after-softmax"),
+        _check("ex4_cross", "shapes", 1, False, "The output has shape (4, 6); it should be (4, 8)."),
+    ])
+
+
+def test_sentences_split_at_sentence_ends_only():
+    assert sentences("Row 0 sums to 0.313; fix it. Then e.g. 1.5 is fine. Done") == [
+        "Row 0 sums to 0.313; fix it.", "Then e.g. 1.5 is fine.", "Done"]
+
+
+def test_each_piece_of_advice_once_per_cell():
+    record = _mask_after_softmax()
+    advice = deduplicated(record.checks)
+    assert advice[1].endswith(CAUSE) and CAUSE not in advice[2] and CAUSE not in advice[3]
+    assert advice[2].startswith("Position 2 sees its future.") and "as above" in advice[2]
+    assert advice[4] == "The output has shape (4, 6); it should be (4, 8)."
+    table = feedback_html(record).split("<h2>Every check</h2>")[1]
+    assert table.count("mask is applied after the softmax") == 1
+
+
+def test_summary_comes_first_with_scores_per_notebook_and_the_main_problem():
+    html = feedback_html(_mask_after_softmax())
+    summary = html.split('<section id="summary">')[1].split("</section>")[0]
+    assert html.index('id="summary"') < html.index("Every check")
+    assert "Total: 1 / 6" in summary and "Start here:</strong> The weights differ" in summary
+    rows = re.findall(r"<tr><td>(\w+)</td><td>(\d+/\d+)</td><td>(.*?)</td></tr>", summary)
+    assert [(n, p) for n, p, _ in rows] == [("ex1_attention", "1/1"), ("ex2_causal_mask", "0/4"),
+                                            ("ex4_cross_attention", "0/1")]
+    assert "all checks pass" in rows[0][2] and "mask-after-softmax" in rows[1][2] and "(4, 6)" in rows[2][2]
+
+
+def test_failure_rates_are_sorted_and_labelled_in_percent():
+    records = [_mask_after_softmax("ann"), _mask_after_softmax("bob"),
+               Record("cat", [_check("ex1_attention", "shapes", 1, True),
+                              _check("ex2_causal", "matches_engine", 2, True)] +
+                      [_check("ex2_causal", c, 1, False, "x") for c in ("no_future_leakage", "rows_sum_to_one")] +
+                      [_check("ex4_cross", "shapes", 1, True)])]
+    rates, clean = failure_rates(records)
+    assert [r for _, r in rates] == sorted((r for _, r in rates), reverse=True) and clean == 1
+    assert rates[0] == ("ex2_causal: no_future_leakage", 100.0)
+    html = report_html(records, "ch04_attention")
+    labels = re.findall(r">(\d+)%</text>", html)
+    assert labels == ["100", "100", "67", "67"]
+
+
+def test_report_lists_the_failures_no_catalogue_entry_explains():
+    odd = Record("dee", [_check("ex4_cross", "matches_engine", 2, False, "Your weights are a softmax of Q K^T "
+                                "times 0.5, not times 1/sqrt(d_k).")])
+    stub = Record("eve", [_check("ex4_cross", "matches_engine", 2, False, "raised NotImplementedError: stub")])
+    review = Record("fay", [_check("ex4_cross", "shapes", 1, False, "odd")], needs_review=True)
+    found = undiagnosed([_mask_after_softmax(), odd, stub, review])
+    assert [(u.grade_id, u.check, u.students) for u in found] == [("ex4_cross", "shapes", ["ann"]),
+                                                                  ("ex4_cross", "matches_engine", ["dee"])]
+    html = report_html([_mask_after_softmax(), odd, stub, review], "ch04_attention")
+    section = html.split("Failures with no diagnosis")[1].split("<h2>")[0]
+    assert "dee" in section and "times 0.5" in section and "eve" not in section and "fay" not in section
+
+
+def test_summary_table_lists_students_then_the_class():
+    from autograder.textreport import summary_table
+    full = Record("bob", [_check("ex1_attention", "shapes", 1, True)])
+    lines = summary_table([_mask_after_softmax("ann\x1b[2J"), full]).splitlines()
+    assert lines[0].split() == ["student", "total", "review", "diagnoses"]
+    assert lines[1].split() == ["ann", "1/6", "mask-after-softmax"] and lines[2].split() == ["bob", "1/1"]
+    assert lines[-1] == "2 submissions graded: 1 full marks, 0 need review."
+
+
+def test_notebook_pages_in_nbgrader_layout_start_with_the_main_problem():
+    from autograder.outputs.nbfeedback import notebook_html
+    html = notebook_html(_mask_after_softmax(), "ex2_causal_mask", None)
+    assert html.index("Start here:</strong> The weights differ") < html.index("<table")
+    assert html.count("mask is applied after the softmax") == 2          # the summary line and the table, once
