@@ -95,7 +95,8 @@ def discover(course: Path, assignment: str, only: list[str] | None = None) -> li
     found = sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir()) if root.is_dir() else []
     if not found:
         raise ValueError(f"no submissions found: expected folders {root}/<student>/{assignment}/ "
-                         "(nbgrader's layout); check --course and --assignment")
+                         f"(nbgrader's layout: `nbgrader collect {assignment}` in the course folder puts them "
+                         "there, or copy each student's notebooks there); check --course and --assignment")
     if only:
         missing = sorted(set(only) - set(found))
         if missing:

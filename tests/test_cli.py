@@ -59,6 +59,7 @@ def test_bad_paths_and_numbers_get_clear_errors(tmp_path):
     (tmp_path / "empty" / "source" / "ch04_attention" / "ex1_attention.ipynb").write_text("{}")
     proc = _run("grade", "--course", str(tmp_path / "empty"))
     assert proc.returncode == 1 and "no submissions found" in proc.stderr and "--course" in proc.stderr
+    assert "nbgrader collect" in proc.stderr
     proc = _run("check", str(tmp_path / "missing.ipynb"))
     assert proc.returncode == 1 and "does not exist" in proc.stderr
     proc = _run("grade", "--workers", "0")
