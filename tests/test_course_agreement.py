@@ -1,6 +1,7 @@
-"""`grade` agrees with `nbgrader autograde` in the instructor's own course: per-notebook helpers and stubs,
-a due date in the gradebook and a late-penalty plugin in nbgrader_config.py (slow: nbgrader runs every
-notebook of every student). Afterwards `nbgrader export` on the course gradebook equals grades.csv."""
+"""`grade` agrees with `nbgrader autograde` in the instructor's own course: honest work from the sample
+class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
+plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
+Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades."""
 import pytest
 
 from autograder.batch import grade_batch
@@ -24,6 +25,8 @@ LATE_PLUGIN = ("from nbgrader.plugins import BasePlugin\n\n\nclass SubMarks(Base
                "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
                "        return round(total_seconds_late / 3600)      # a point per hour, per notebook\n")
 
+SAMPLE = ["correct-einsum", "correct-finite-mask", "no-scaling", "mask-after-softmax", "dtype-ignored",
+          "cross-causal-mask", "unfinished-ex4"]
 CLASS = {   # student -> ({solution cell: code (appended when it starts with a newline)}, timestamp)
     "honest": ({}, "2026-11-01 09:00:00.000000 UTC"),
     "stub-ex4-inline-softmax": ({"ex4_softmax_solution": STUB, "ex4_cross_solution": INLINE_CROSS}, None),
@@ -53,7 +56,7 @@ def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    course = make_class(tmp_path_factory.mktemp("agreement"), [])
+    course = make_class(tmp_path_factory.mktemp("agreement"), SAMPLE)
     (course / "late.py").write_text(LATE_PLUGIN)
     with open(course / "nbgrader_config.py", "a") as f:
         f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
@@ -73,6 +76,7 @@ def test_totals_agree_with_nbgrader_autograde(both):
     assert ours["honest"] == ours["stub-ex4-inline-softmax"] == 28.0
     assert ours["stub-ex1-softmax-in-ex2"] == 20.0 and ours["helper-only-in-ex4"] == 23.0
     assert ours["late-two-hours"] == 28.0 - 4 * 2                   # two hours late: 2 points per notebook
+    assert ours["no-scaling"] == 26.0 and ours["mask-after-softmax"] == 24.0
 
 
 def test_late_submission_shown_everywhere(both):
