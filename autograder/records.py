@@ -181,6 +181,7 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-", suffix=".tmp")   # never grows with the name
     try:
+        os.fchmod(fd, 0o666 & ~_umask())        # as a plain open() would: release_feedback copies the mode
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
@@ -194,6 +195,19 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             pass
         raise OutputError(f"could not write {path}: {exc.strerror or exc}. Results written before this "
                           "are intact; free some space and run again with --resume.") from exc
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux), else by setting and restoring it."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -61,6 +61,8 @@ def test_release_and_fetch_feedback_deliver_our_pages(tmp_path):
         assert (folder / "timestamp.txt").exists() and (folder / "submission_secret.txt").exists()
 
     run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")
+    released = sorted((tmp_path / "exchange").rglob("*.html"))
+    assert released and all(p.stat().st_mode & 0o044 == 0o044 for p in released)   # students' uids can read
     for student, expect in (("ada", "8 / 8"), ("bob", "no-scaling")):
         home = tmp_path / "home" / student
         run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, student)], home, "fetch_feedback")

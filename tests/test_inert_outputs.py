@@ -85,6 +85,16 @@ def test_temporary_names_do_not_grow_with_the_file_name(tmp_path):
     assert target.read_text() == "{}" and os.listdir(tmp_path) == [target.name]
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_written_files_follow_the_umask_as_a_plain_open_would(tmp_path, umask):
+    old = os.umask(umask)
+    try:
+        atomic_write(tmp_path / "page.html", "<p>")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "page.html").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_distinct_long_ids_never_share_a_record(tmp_path):
     a, b = "s" * 239 + "a", "s" * 239 + "b"
     assert file_name(a, ".json") != file_name(b, ".json")
