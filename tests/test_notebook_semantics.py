@@ -1,7 +1,8 @@
 """Each notebook is graded on its own functions, as `nbgrader autograde` grades it (one kernel per notebook).
 
 The same cases run in-process (``grade_namespace`` with one namespace per notebook) and in the
-sandbox (one worker per notebook); both must give nbgrader's scores.
+sandbox (one worker per notebook); both must give nbgrader's scores (tests/test_course_agreement.py
+has nbgrader autograde the same kinds of case in the course's one autograded class).
 """
 import numpy as np
 import pytest
@@ -121,21 +122,3 @@ def test_module_level_tampering_stays_in_its_notebook(server, tmp_path):
     assert set(lost(record)) <= {"ex1_softmax", "ex1_attention"} and lost(record)
     assert record.notebooks["ex2_causal_mask"].earned == 9 and record.notebooks["ex4_cross_attention"].earned == 5
 
-
-@pytest.mark.slow
-def test_nbgrader_autograde_gives_the_same_totals(tmp_path):
-    """nbgrader itself (one kernel per notebook) and the hardened grader agree on every case."""
-    from autograder.batch import grade_batch
-    from autograder.nbgrader_cli import run_nbgrader
-    from batch_helpers import make_class
-    from nbgrader_helpers import autograde_and_export
-    course = make_class(tmp_path, [])
-    for case, per_notebook in CASES.items():
-        write_submission(course / "release/ch04_attention", course / "source/ch04_attention",
-                         course / "submitted" / case / "ch04_attention", per_notebook=per_notebook)
-    run_nbgrader(["generate_assignment", "ch04_attention", "--force", "--log-level=WARN"], course,
-                 "generate_assignment")
-    nbgrader_scores = autograde_and_export(course)
-    ours = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False, outputs=False)
-    assert {r.student_id: float(r.total) for r in ours.records} == nbgrader_scores
-    assert nbgrader_scores == {case: 28.0 - sum(LOSES[case].values()) for case in CASES}
