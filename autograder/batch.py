@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import stat
 import threading
 import traceback
 from contextlib import contextmanager
@@ -61,6 +62,11 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
     from .hardened import grade_submission
     from .sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
+    odd = not_a_folder(folder)
+    if odd:
+        return failed_record(student_id, f"submitted/{shown(student_id)[1:-1]}/{assignment} is {odd}, not a folder: "
+                             "nothing could be graded; ask the student to resubmit.", course=course,
+                             assignment=assignment)
     try:
         return grade_submission(folder, course=course, student_id=student_id, server=_server(),
                                 limits=Limits(**limits) if limits else None, assignment=assignment)
@@ -90,9 +96,41 @@ class BatchResult:
     regraded: list[str] = field(default_factory=list)   # records graded by an older rubric, notebooks or version
 
 
+def not_a_folder(path: Path) -> str | None:
+    """What ``path`` is when it is not a folder (nor a link to one), e.g. "a FIFO"; None for a folder.
+    Only stat is used: a FIFO or socket is never opened."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if stat.S_ISDIR(st.st_mode):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.stat(path)
+        except OSError:
+            return "a link that points nowhere"
+        return None if stat.S_ISDIR(target.st_mode) else "a link to something that is not a folder"
+    return _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file or folder")
+
+
+_KINDS = {stat.S_IFREG: "a plain file", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
+          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
+
+
+def _lexists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+        return True
+    except OSError:
+        return False
+
+
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
+    """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
+    that is not a folder is graded as a record for review (``grade_one``), never left out."""
     root = course / "submitted"
-    found = sorted(p.parent.name for p in root.glob(f"*/{assignment}") if p.is_dir()) if root.is_dir() else []
+    found = sorted(p.name for p in root.iterdir() if p.is_dir() and _lexists(p / assignment)) if root.is_dir() else []
     if not found:
         raise ValueError(f"no submissions found: expected folders {root}/<student>/{assignment}/ "
                          f"(nbgrader's layout: `nbgrader collect {assignment}` in the course folder puts them "
