@@ -52,7 +52,8 @@ def read_settings(path: Path) -> tuple[dict, list[str], list[str]]:
     """``{section: {name: value}}`` from the plain ``c.Section.name = literal`` lines of a config file,
     notes on what could not be read, and the names set to something else."""
     try:
-        text = Path(path).read_bytes()[:MAX_CONFIG_BYTES + 1]
+        with open(path, "rb") as f:
+            text = f.read(MAX_CONFIG_BYTES + 1)
         if len(text) > MAX_CONFIG_BYTES:
             return {}, [f"{path} is larger than {MAX_CONFIG_BYTES} bytes; using nbgrader's defaults"], []
         tree = ast.parse(text.decode("utf-8-sig"), filename=str(path))

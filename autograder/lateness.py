@@ -39,7 +39,7 @@ class Lateness:
         """From the gradebook writer's answer for one student (see outputs.latepenalties)."""
         data = data or {}
         penalties = {str(k): float(v) for k, v in (data.get("penalties") or {}).items()}
-        return cls(submitted.text(), str(data.get("due") or ""), float(data.get("seconds_late") or 0.0),
+        return cls(str(data.get("submitted") or submitted.text()), str(data.get("due") or ""), float(data.get("seconds_late") or 0.0),
                    penalties, submitted.note or "")
 
 

@@ -46,6 +46,7 @@ def test_config_is_read_never_run(tmp_path):
     (None, "no nbgrader_config.py"),
     ("c = get_config(\n", "could not read"),
     ("c = get_config()\nc.CourseDirectory.db_url = 3\n", "not a string"),
+    ("#" * (1 << 20) + "\nc.CourseDirectory.course_id = 'late'\n", "larger than"),
 ])
 def test_missing_or_broken_config_falls_back_with_a_note(tmp_path, config, says):
     course = load_course(_course(tmp_path, config))

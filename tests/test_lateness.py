@@ -50,7 +50,8 @@ def test_penalty_is_what_nbgrader_assigns_clamped_to_each_notebook(tmp_path):
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 13, 30)) as gb:
         late = LatePenalties(course).assign(gb, "hw", "ada")
-    assert late == {"seconds_late": 5400.0, "due": "2026-11-02 12:00:00", "penalties": {"one": 3.0, "two": 3.0}}
+    assert late == {"seconds_late": 5400.0, "due": "2026-11-02 12:00:00", "penalties": {"one": 3.0, "two": 3.0},
+                    "submitted": "2026-11-02 13:30:00.000000 UTC"}
 
 
 @pytest.mark.slow

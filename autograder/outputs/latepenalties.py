@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from ..course import Course
+from ..timestamps import FORMAT
 
 SECTIONS = ("AssignLatePenalties", "LateSubmissionPlugin")
 
@@ -33,8 +34,9 @@ class LatePenalties:
             if late > 0:
                 notebook.late_submission_penalty = self._penalty(student, notebook, late)
             penalties[notebook.name] = float(notebook.late_submission_penalty or 0.0)
-        due = submission.duedate
-        return {"seconds_late": float(late), "due": due.isoformat(sep=" ") if due else "", "penalties": penalties}
+        due, at = submission.duedate, submission.timestamp      # the time recorded now or by an earlier run
+        return {"seconds_late": float(late), "due": due.isoformat(sep=" ") if due else "", "penalties": penalties,
+                "submitted": at.strftime(FORMAT) if at else ""}
 
     def _penalty(self, student: str, notebook, late: float) -> float | None:
         assigner = self._load()
