@@ -15,7 +15,8 @@ import time
 
 from .intake import CodeCell
 from .sandbox.limits import Limits
-from .sandbox.session import ForkServer, WorkerDied, WorkerHandle
+from .sandbox.rpc import MAX_PAYLOAD
+from .sandbox.session import ForkServer, WorkerDied, WorkerHandle, cell_bytes
 from .student import StudentError, StudentRaised
 
 
@@ -81,9 +82,15 @@ class SandboxedStudent:
         for i, cell in enumerate(self.cells):
             if i in self.skip:
                 continue
+            size = len(cell_bytes(cell.source))
+            if size > MAX_PAYLOAD:
+                self.skip.add(i)
+                self.events.append(f"Cell {cell.index} of {cell.notebook}.ipynb is {size >> 20} MiB of code; "
+                                   f"cells over {MAX_PAYLOAD >> 20} MiB are not run, so it was skipped.")
+                continue
             seconds = min(self.limits.cell_seconds, max(self._remaining(), 0.001))
             try:
-                reply, _ = worker.request({"op": "run_cell", "source": cell.source}, seconds)
+                reply = worker.run_cell(cell.source, seconds)
             except WorkerDied as exc:
                 self.skip.add(i)
                 self.events.append(f"Cell {cell.index} of {cell.notebook}.ipynb stopped the worker ({exc}); "

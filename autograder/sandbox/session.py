@@ -131,6 +131,11 @@ class WorkerHandle:
             raise self._died(f"the worker's reply could not be read ({type(exc).__name__})") from None
         return reply, data
 
+    def run_cell(self, source: str, seconds: float) -> dict:
+        """Run one cell of code. Its source travels as the frame's payload, not in the JSON header:
+        a cell may be megabytes long (a notebook may be 50 MB; a header at most 1 MiB)."""
+        return self.request({"op": "run_cell"}, seconds, cell_bytes(source))[0]
+
     def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float) -> tuple[dict, list]:
         """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call."""
         encoded, payload = encode_calls(calls)
@@ -200,3 +205,8 @@ def _kill_uid(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+
+
+def cell_bytes(source: str) -> bytes:
+    """A cell's source as sent to the worker (lone surrogates kept, as the notebook held them)."""
+    return source.encode("utf-8", "surrogatepass")

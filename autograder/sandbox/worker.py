@@ -77,7 +77,7 @@ class Worker:
             if op == "hello":
                 return {"ok": True, "status": self.status}, b""
             if op == "run_cell":
-                return self._run_cell(str(header.get("source", ""))), b""
+                return self._run_cell(payload.decode("utf-8", "surrogatepass")), b""     # the source: payload
             if op == "functions":
                 ns = self.shell.user_ns
                 return {"ok": True, "defined": [n for n in header.get("names", []) if callable(ns.get(n))]}, b""
