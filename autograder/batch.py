@@ -25,6 +25,7 @@ from .inert import shown
 from .intake import course_notebooks
 from .lifecycle import Stop, critical
 from .outputs.gradebook import GradebookWriter
+from .outputs.latepenalties import check_plugin
 from .outputs.runlock import RunLocks
 from .progress import Progress
 from .records import OutputError, Record, not_graded, read_record, write_record
@@ -162,6 +163,8 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     everyone = discover(course, assignment, students)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     check_points(course, assignment)
+    if outputs:
+        check_plugin(settings)                                  # a late plugin that cannot load stops us now
     current = fingerprint(course, assignment)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
     with _counting_on_stop(out, everyone, assignment, current), RunLocks(out, db_url) as locks:

@@ -109,3 +109,29 @@ def test_an_unreadable_timestamp_is_a_note_not_a_penalty():
     assert note.penalty == 0.0 and csv_row(record, note)["submitted"] == ""
     assert "timestamp.txt is empty" in report_html([record], "hw", {"bob": note})
     assert "timestamp.txt is empty" in feedback_html(record, note)
+
+
+def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
+    from autograder.outputs.latepenalties import check_plugin
+    course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Nope'\n")
+    with pytest.raises(ValueError) as caught:
+        check_plugin(course)
+    assert str(caught.value) == (
+        f"could not load the late-submission plugin 'late.Nope' named in {tmp_path}/nbgrader_config.py "
+        f"(c.AssignLatePenalties.plugin_class): module late ({tmp_path}/late.py) has no Nope; fix the setting "
+        "(module.Class, the module in the course folder) and grade again")
+    check_plugin(_course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n"))      # loads: no error
+
+
+def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(tmp_path):
+    from autograder.batch import grade_batch
+    from batch_helpers import make_class
+    course = make_class(tmp_path, students=["correct-1"])
+    (course / "late.py").write_text(PLUGIN)
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write("\nc.AssignLatePenalties.plugin_class = 'late.Nope'\n")
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match=r"plugin 'late.Nope' .* module late \(.*late.py\) has no Nope"):
+        grade_batch(course=course, out=out, workers=1, progress=False)
+    assert not out.exists() or not any(out.rglob("*.csv")) and not any(out.rglob("*.json"))
+    assert not (course / "gradebook.db").exists()

@@ -8,10 +8,13 @@ extension. The plugin is the instructor's code, loaded from the course folder as
 """
 from __future__ import annotations
 
+import importlib
+import subprocess
 import sys
 from pathlib import Path
 
-from ..course import Course
+from ..course import Course, load_course
+from ..nbgrader_cli import tool_env
 from ..timestamps import FORMAT
 
 SECTIONS = ("AssignLatePenalties", "LateSubmissionPlugin")
@@ -67,5 +70,54 @@ def load_assigner(course: Course):
     except Exception as exc:  # noqa: BLE001 - any failure of the instructor's plugin is reported as such
         name = course.setting("AssignLatePenalties", "plugin_class", "LateSubmissionPlugin")
         raise RuntimeError(f"could not load the late-submission plugin {name!r} named in "
-                           f"{Path(course.root) / 'nbgrader_config.py'}: {type(exc).__name__}: {exc}") from exc
+                           f"{Path(course.root) / 'nbgrader_config.py'} (c.AssignLatePenalties.plugin_class): "
+                           f"{_why(name, exc)}; fix the setting (module.Class, the module in the course "
+                           "folder) and grade again") from exc
     return assigner
+
+
+def _why(name, exc: Exception) -> str:
+    """What is wrong with the plugin ``name``, in one line (traitlets' own message names an object id)."""
+    module, _, cls = str(name).rpartition(".")
+    if module:
+        try:
+            found = importlib.import_module(module)
+        except Exception as err:  # noqa: BLE001 - the instructor's module may raise anything
+            return f"importing {module} failed ({type(err).__name__}: {_line(err)})"
+        if not hasattr(found, cls):
+            return f"module {module} ({getattr(found, '__file__', '?')}) has no {cls}"
+    return f"{type(exc).__name__}: {_line(exc)}"
+
+
+def _line(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:300]
+
+
+def check_plugin(course: Course) -> None:
+    """Before grading: when the course sets a late-submission plugin, load it as nbgrader would, in a
+    separate process (nbgrader is slow to import; the plugin is the instructor's code), and raise
+    ValueError with one line saying what is wrong. A course on nbgrader's default loads nothing."""
+    if not any(s in course.settings for s in SECTIONS) and not any(n.split(".")[0] in SECTIONS
+                                                                   for n in course.unreadable):
+        return
+    proc = subprocess.run([sys.executable, "-m", "autograder.outputs.latepenalties", str(course.root)],
+                          cwd=course.root, capture_output=True, text=True, env=tool_env(), timeout=300, check=False)
+    if proc.returncode != 0:
+        lines = proc.stderr.strip().splitlines() or [f"the check exited with status {proc.returncode}"]
+        raise ValueError(lines[-1])
+
+
+def main(argv=None) -> int:
+    """``python -m autograder.outputs.latepenalties COURSE``: load the course's plugin; one line and
+    status 1 if it cannot be loaded."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        load_assigner(load_course(args[0]))
+    except RuntimeError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
