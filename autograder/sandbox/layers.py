@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import glob
+import importlib.util
 import os
 import resource
 import signal
@@ -44,6 +45,8 @@ def detect() -> dict[str, str]:
         "fresh working directory": "available",
         "scrubbed environment": "available",
         "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
+        "this package hidden (empty read-only mount over solutions, autograder, course files)":
+            _hidden_by_mount(unshare if root else _userns()),
         "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)": seccomp.available() or "available",
         "user namespace (for a grader that is not root)": "not needed: root" if root else _userns(),
         **{name: unshare if root else _userns() for name in namespaces.NAMESPACES},
@@ -55,6 +58,13 @@ def detect() -> dict[str, str]:
             "missing: needs root and writable pids+memory controllers (without it a process that "
             "leaves its session with setsid can outlive the worker)",
     }
+
+
+def _hidden_by_mount(mounts: str) -> str:
+    if mounts.startswith("available"):
+        return mounts
+    return (f"{mounts}; solutions, autograder and the course files are hidden only by Landlock's "
+            "allowlist (install into a virtual environment outside /usr)")
 
 
 def _userns() -> str:
@@ -105,10 +115,53 @@ def read_paths() -> tuple[str, ...]:
             paths |= _children(d, skip=set(), hide=True)
         elif not inside:
             paths.add(d)
-    return tuple(sorted(paths))
+    return tuple(sorted(_without(paths, hidden_dirs())))
+
+
+def _without(paths: set[str], hidden: tuple[str, ...]) -> set[str]:
+    """``paths`` with no folder that holds a hidden one (a system-wide install in /usr/local/lib, say).
+
+    Landlock allows a folder with everything below it and cannot exclude a subfolder, so an allowed
+    folder above a hidden one is listed entry by entry without it. This only keeps the allowlist
+    honest where mount namespaces are missing: the real defence is the empty mount over each
+    hidden folder in the worker's own mount namespace (``namespaces.hide``)."""
+    out = set()
+    for path in paths:
+        real = os.path.realpath(path)                      # /lib is /usr/lib on merged-usr systems
+        if real in hidden:
+            continue
+        below = {h for h in hidden if h.startswith(real.rstrip(os.sep) + os.sep)}
+        out |= _children(real, skip=below) if below else {path}
+    return out
 
 
 HIDDEN_PACKAGES = ("solutions", "autograder")
+
+
+@functools.lru_cache(maxsize=1)
+def hidden_dirs() -> tuple[str, ...]:
+    """The resolved folders of this project's code, wherever it is installed: the packages in
+    HIDDEN_PACKAGES and the folders their course files link to (an editable install's source/,
+    release/, fixtures). Found without importing ``solutions``: the fork server holds nothing secret.
+    A folder holding Python itself is never hidden. Computed once per fork server."""
+    found = set()
+    for name in HIDDEN_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        found |= {os.path.realpath(p) for p in (spec.submodule_search_locations or []) if spec}
+    for package in list(found):
+        course = os.path.join(package, "course_files")
+        for name in sorted(os.listdir(course)) if os.path.isdir(course) else ():
+            found.add(os.path.realpath(os.path.join(course, name)))
+    python = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.__file__))}
+    return tuple(sorted(d for d in found if os.path.isdir(d) and not any(
+        _within(py, d) for py in python)))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _is_hidden(name: str) -> bool:
@@ -167,6 +220,8 @@ def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, ro
         status["python for any uid"] = _reveal_python()
     own_uid = root and python_world_readable()
     workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
+    status["this package hidden"] = _hide_package() if mounts else \
+        "missing: no mount namespace (hidden only by Landlock's allowlist)"
     if own_uid and workdir == host_workdir:
         os.chown(workdir, uid, uid)
     return workdir, own_uid
@@ -178,6 +233,16 @@ def _reveal_python() -> str:
     except OSError as exc:
         return f"missing: {exc}"
     return f"applied ({', '.join(covered)} covered)" if covered else "applied (nothing to cover)"
+
+
+def _hide_package() -> str:
+    """After every other mount: nothing below re-imports this package's files (the worker's modules
+    were imported by the fork server), and a later mount cannot uncover them."""
+    try:
+        covered = namespaces.hide(hidden_dirs())
+    except OSError as exc:
+        return f"missing: {exc} (hidden only by Landlock's allowlist)"
+    return f"applied ({len(covered)} folders covered)"
 
 
 def _workdir(status: dict, host_workdir: str, limits: Limits, uid: int | None) -> str:

@@ -8,7 +8,9 @@ mount namespace ``private_tmp`` mounts one size-capped tmpfs over ``/tmp`` that 
 working folder and backs ``/dev/shm``, so nothing the student writes reaches the disk or other
 processes, and one submission cannot fill the disk. ``reveal`` makes folders an unprivileged
 uid could not traverse (Python under ``/root``) reachable: a tmpfs covers the closed folder and
-only the paths Python needs are bound back, read-only.
+only the paths Python needs are bound back, read-only. ``hide`` covers this project's own folders
+(the reference engine, the grader, the course files) with an empty read-only tmpfs, wherever they
+are installed.
 """
 from __future__ import annotations
 
@@ -129,6 +131,25 @@ def reveal(paths) -> list[str]:
     for closed, inside in groups.items():
         _cover(closed, inside, MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     return sorted(groups)
+
+
+def hide(folders) -> list[str]:
+    """Cover each folder with an empty, read-only tmpfs, in this mount namespace only (student code
+    cannot mount: seccomp denies it and its capabilities are gone). A folder already out of sight
+    (under a covered /tmp or /root) is skipped. One tmpfs, bound over the others (half the cost of
+    one each; its read-only superblock refuses writes through every binding). Returns the folders
+    covered."""
+    covered = []
+    for folder in folders:
+        if not os.path.isdir(folder) or os.path.islink(folder):
+            continue
+        if covered:
+            _mount(covered[0], folder, None, MS_BIND)
+        else:
+            _mount("tmpfs", folder, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=4k,nr_inodes=1,mode=0555")
+        covered.append(folder)
+    return covered
 
 
 def _closed_ancestor(path: str) -> str | None:

@@ -33,7 +33,9 @@ from .replies import check_reply
 class ForkServer:
     """The long-lived parent of all workers of this grader process."""
 
-    def __init__(self):
+    def __init__(self, python_path: str | None = None):
+        """``python_path``: a folder put first on the fork server's ``sys.path`` (the tests use it to
+        simulate a system-wide install of this package)."""
         if cgroups.available():
             cgroups.prune()
         self.root = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
@@ -41,7 +43,7 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = {"PATH": "/usr/bin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                "MPLCONFIGDIR": str(self.root), "IPYTHONDIR": str(self.root / ".ipython"),
-               **layers.thread_env()}
+               **layers.thread_env(), **({"PYTHONPATH": python_path} if python_path else {})}
         # Parent death is signalled when the starting *thread* ends: only the main thread lives as long
         # as this process (Dask starts servers from pool threads; those rely on the socket closing).
         parent = [str(os.getpid())] if threading.current_thread() is threading.main_thread() else []
