@@ -79,8 +79,7 @@ def test_a_system_wide_install_stays_hidden_from_student_code(system_site):
     try:
         handle = WorkerHandle(server, Limits())
         try:
-            reply, _ = handle.request({"op": "run_cell", "source": ATTEMPTS.format(
-                **{k: str(v) for k, v in paths.items()})}, 30)
+            reply = handle.run_cell(ATTEMPTS.format(**{k: str(v) for k, v in paths.items()}), 30)
             assert reply["ok"], reply
             out, _ = handle.request({"op": "output"}, 5)
             reply, results = handle.call_many("twice", [((np.arange(3.0),), {})], 10)
