@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course, choose_assignment, load_course, resolve_db_url
+from .course import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
 from .fingerprint import fingerprint, points_disagreements
 from .inert import shown
 from .intake import course_notebooks
@@ -158,6 +158,9 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     """Grade ``course/submitted/*/<assignment>`` (default: the course's only assignment) into ``out``
     (default ``course/grading``); scores go to the course's gradebook unless ``gradebook_url`` is given."""
     settings = load_course(course)
+    problems = unusable_settings(settings, gradebook_given=bool(gradebook_url) or not outputs)
+    if problems:
+        raise ValueError("nbgrader_config.py: " + "; ".join(problems))
     course, assignment = settings.root, choose_assignment(settings.root, assignment)
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)

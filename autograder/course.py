@@ -2,8 +2,8 @@
 
 nbgrader executes ``nbgrader_config.py``; the grader only reads it. Plain assignments
 ``c.Section.name = <literal>`` are taken as settings; any other statement is left to
-nbgrader, and a setting the grader needs that is not a plain value falls back to its
-default with a note saying so.
+nbgrader. A setting that decides where submissions are read or scores and feedback
+written must be plain (``unusable_settings`` says which is not, and ``grade`` stops).
 """
 from __future__ import annotations
 
@@ -46,6 +46,38 @@ def load_course(root) -> Course:
         notes.append(f"c.CourseDirectory.db_url in {root / CONFIG} is not a string; using the default gradebook")
         db_url = None
     return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes), tuple(unreadable))
+
+
+# Folders the grader reads in nbgrader's layout: it uses these names, whatever the config says.
+FIXED_FOLDERS = {"source_directory": "source", "release_directory": "release", "submitted_directory": "submitted"}
+# Settings the grader reads from the config: where nbgrader's gradebook and feedback are, whose course it is.
+READ_SETTINGS = ("course_id", "db_url", "feedback_directory")
+
+
+def unusable_settings(course: Course, *, gradebook_given: bool = False) -> list[str]:
+    """Why the grader would read submissions or write scores elsewhere than nbgrader does, one line per
+    setting: a path setting that is computed (the grader never runs the config), or a folder other than
+    the one the grader reads. Empty when the grader and nbgrader agree."""
+    config = course.root / CONFIG
+    problems = []
+    for name in ("root", *FIXED_FOLDERS, *READ_SETTINGS):
+        if name == "db_url" and gradebook_given:
+            continue                                      # --gradebook decides where scores go
+        if f"CourseDirectory.{name}" in course.unreadable:
+            other = {"db_url": ", or pass --gradebook URL", "root": ", or drop it and pass --course"}.get(name, "")
+            problems.append(f"c.CourseDirectory.{name} in {config} is computed, not a plain value, and the grader "
+                            "reads the config without running it, so it cannot tell where nbgrader looks: make it "
+                            f"a plain string in {CONFIG}{other}")
+    for name, folder in FIXED_FOLDERS.items():
+        value = course.setting("CourseDirectory", name, folder)
+        if isinstance(value, str) and value != folder:
+            problems.append(f"c.CourseDirectory.{name} in {config} is {value!r}, but the grader reads "
+                            f"{course.root / folder}: use nbgrader's default {folder!r} (move the folder there)")
+    root = course.setting("CourseDirectory", "root")
+    if isinstance(root, str) and Path(course.root, root).resolve() != course.root:
+        problems.append(f"c.CourseDirectory.root in {config} is {root!r}, not this course folder: run the grader "
+                        f"with --course {root}, or drop the setting")
+    return problems
 
 
 def read_settings(path: Path) -> tuple[dict, list[str], list[str]]:

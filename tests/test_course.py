@@ -6,7 +6,7 @@ import pytest
 
 from autograder import resources
 from autograder.course import (DEFAULT_COURSE_ID, assignments, choose_assignment, find_course,
-                               infer_assignment, infer_student, load_course, resolve_db_url)
+                               infer_assignment, infer_student, load_course, resolve_db_url, unusable_settings)
 from autograder.seeds import student_seed
 from conftest import ROOT
 
@@ -96,3 +96,38 @@ def test_grade_cli_without_assignment_explains_several(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", "--course", str(course)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "choose one with --assignment" in proc.stderr
+
+
+COMPUTED = ("import os\nc = get_config()\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+            "c.CourseDirectory.db_url = 'sqlite:///' + os.path.join(HERE, 'gb2.db')\n"
+            "c.CourseDirectory.submitted_directory = os.path.join('subs')\n")
+
+
+def test_computed_path_settings_are_named_with_what_to_do(tmp_path):
+    course = load_course(_course(tmp_path, COMPUTED))
+    problems = unusable_settings(course)
+    assert [p.split(" in ")[0] for p in problems] == ["c.CourseDirectory.submitted_directory",
+                                                      "c.CourseDirectory.db_url"]
+    assert all("is computed, not a plain value" in p and "make it a plain string in nbgrader_config.py" in p
+               for p in problems)
+    assert problems[1].endswith("or pass --gradebook URL")
+    assert [p.split(" in ")[0] for p in unusable_settings(course, gradebook_given=True)] == [
+        "c.CourseDirectory.submitted_directory"]
+
+
+def test_plain_folders_other_than_the_graders_are_refused(tmp_path):
+    config = ("c = get_config()\nc.CourseDirectory.submitted_directory = 'subs'\n"
+              "c.CourseDirectory.root = '/elsewhere'\n")
+    problems = unusable_settings(load_course(_course(tmp_path, config)))
+    assert any("submitted_directory" in p and "'subs'" in p and str(tmp_path / "submitted") in p for p in problems)
+    assert any("c.CourseDirectory.root" in p and "--course /elsewhere" in p for p in problems)
+    assert unusable_settings(load_course(ROOT)) == []
+
+
+def test_grade_stops_on_a_computed_gradebook_before_grading(tmp_path):
+    from autograder.batch import grade_batch
+    course = _course(tmp_path / "c", COMPUTED.replace("c.CourseDirectory.submitted_directory", "X"))
+    (course / "submitted" / "ann" / "ch04_attention").mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"c.CourseDirectory.db_url .* is computed.*--gradebook URL"):
+        grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False)
+    assert not (tmp_path / "out").exists() and not (course / "gradebook.db").exists()
