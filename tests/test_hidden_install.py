@@ -138,3 +138,13 @@ def test_hide_covers_a_folder_in_this_mount_namespace_only(tmp_path):
             os._exit(code)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
     assert (secret / "answer.py").read_text() == (other / "answer.py").read_text() == "ANSWER = 42\n"
+
+
+def test_doctor_says_when_only_landlock_hides_the_package(monkeypatch):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(layers, "_userns", lambda: "missing: no unprivileged user namespaces here")
+    line = next(v for k, v in layers.detect().items() if k.startswith("this package hidden"))
+    assert line.startswith("missing") and "only by Landlock's allowlist" in line, line
+    monkeypatch.setattr(layers, "_userns", lambda: "available (in a user namespace)")
+    line = next(v for k, v in layers.detect().items() if k.startswith("this package hidden"))
+    assert line == "available (in a user namespace)"
