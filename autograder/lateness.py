@@ -20,6 +20,7 @@ class Lateness:
     seconds_late: float = 0.0
     penalties: dict = field(default_factory=dict)      # notebook -> points taken off
     note: str = ""                      # why the submission time is unknown (a damaged timestamp.txt)
+    unknown: str = ""                   # why how late it was is unknown (the gradebook could not be updated)
 
     @property
     def penalty(self) -> float:
@@ -27,6 +28,8 @@ class Lateness:
 
     def describe(self) -> str:
         """One line for people: "" when on time or when no due date is set."""
+        if self.unknown:
+            return self.unknown
         if self.note:
             return self.note
         if self.seconds_late <= 0:

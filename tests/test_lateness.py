@@ -135,3 +135,23 @@ def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(
         grade_batch(course=course, out=out, workers=1, progress=False)
     assert not out.exists() or not any(out.rglob("*.csv")) and not any(out.rglob("*.json"))
     assert not (course / "gradebook.db").exists()
+
+
+def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_path):
+    from autograder.outputs import write_outputs
+    from autograder.records import OutputError
+    from batch_helpers import read_csv
+
+    class Failing:
+        def finish(self, records, submitted=None):
+            raise OutputError("could not update the gradebook: the plugin raised")
+
+    (tmp_path / "submitted" / "ada" / "hw").mkdir(parents=True)
+    (tmp_path / "submitted" / "ada" / "hw" / "timestamp.txt").write_text("2026-11-02 17:00:00.000000 UTC")
+    record = failed_record("ada", "stands for a graded submission")
+    errors = write_outputs(tmp_path / "out", [record], course=tmp_path, assignment="hw", gradebook=Failing())
+    assert any("could not update the gradebook" in e for e in errors)
+    row = read_csv(tmp_path / "out" / "grades.csv")[0]
+    assert row["seconds_late"] == row["late_penalty"] == "unknown"
+    page = (tmp_path / "out" / "feedback" / "ada" / "index.html").read_text()
+    assert "lateness unknown: the gradebook could not be updated" in page

@@ -1,6 +1,7 @@
 """Everything an instructor gets from a batch: CSV, gradebook, feedback pages, results.json, report."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..course import load_course
@@ -46,7 +47,12 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str) -
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
         gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}) or {}))
-    return {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}, errors + ([error] if error else [])
+    late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
+    if error:                  # no output may say "no penalty" when the gradebook could not say how late
+        late = {s: replace(v, unknown="lateness unknown: the gradebook could not be updated, so no late penalty "
+                           "was computed; fix the gradebook error and grade again with --resume")
+                for s, v in late.items()}
+    return late, errors + ([error] if error else [])
 
 
 def _is_text(student_id: str) -> bool:

@@ -20,7 +20,8 @@ def csv_row(record: Record, late: Lateness | None = None) -> dict:
     late, notebooks = late or Lateness(), record.notebooks
     return {"student_id": record.student_id, "total": f"{score(record.total, late):g}",
             "max_total": record.max_total, "needs_review": str(record.needs_review).lower(),
-            "submitted": late.submitted, "seconds_late": f"{late.seconds_late:g}", "late_penalty": f"{late.penalty:g}",
+            "submitted": late.submitted, "seconds_late": "unknown" if late.unknown else f"{late.seconds_late:g}",
+            "late_penalty": "unknown" if late.unknown else f"{late.penalty:g}",
             **{c: record.categories[c].earned for c in CATEGORIES},
             **{nb: notebooks[nb].earned if nb in notebooks else 0 for nb in NOTEBOOKS},
             "diagnoses": ";".join(record.diagnoses)}
