@@ -127,6 +127,16 @@ def _lexists(path: Path) -> bool:
         return False
 
 
+def stray_entries(root: Path) -> list[str]:
+    """A note for each entry of submitted/ that is not a student folder (a FIFO, a file, ...): not graded."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [f"submitted/{shown(n)[1:-1]} is {odd}, not a student folder; it was not graded"
+            for n in names if (odd := not_a_folder(root / n))]
+
+
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
     """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
     that is not a folder is graded as a record for review (``grade_one``), never left out."""
@@ -174,7 +184,8 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
         stored = {s: read_record(out, s, assignment) for s in everyone} if resume else {}
         todo = [s for s in everyone if not (stored.get(s) and stored[s].fingerprint == current)]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
-                             notes=list(settings.notes), regraded=[s for s in todo if stored.get(s)])
+                             notes=[*settings.notes, *stray_entries(course / "submitted")],
+                             regraded=[s for s in todo if stored.get(s)])
         bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if outputs else None

@@ -47,9 +47,11 @@ def test_an_entry_that_is_not_a_folder_is_a_record_for_review(odd_class, student
 def test_batch_rows_for_entries_that_are_not_folders(tmp_path):
     course = make_class(tmp_path, students=[])
     lay_out_odd(course)
+    os.mkfifo(course / "submitted" / "stray-fifo")            # a whole student folder that is a FIFO
     out = tmp_path / "out"
     result = grade_batch(course=course, out=out, workers=1, progress=False, gradebook_url=gradebook_in(out))
     rows = {r["student_id"]: r for r in read_csv(out / "grades.csv")}
     assert sorted(rows) == sorted(ODD) and sorted(result.graded) == sorted(ODD)
     assert all(r["needs_review"] in ("True", "true", "1", "yes") for r in rows.values()), rows
     assert "is a FIFO, not a folder" in (out / "report.html").read_text()
+    assert result.notes == ["submitted/stray-fifo is a FIFO, not a student folder; it was not graded"]
