@@ -58,6 +58,14 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                   sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
 
 
+def grade_order(intake: Intake, notebook: str) -> list[tuple[str, int | None]]:
+    """The notebook's grade ids with the index of the cell each stands at (None: not in the submission),
+    in the order nbgrader's kernel reaches them."""
+    at = {g.grade_id: g.index for g in intake.grade_cells if g.notebook == notebook}
+    placed = [(g, at.get(g)) for g in NOTEBOOKS[notebook]]
+    return sorted(placed, key=lambda p: float("inf") if p[1] is None else p[1])
+
+
 @dataclass
 class GradedNotebook:
     checks: list
@@ -86,17 +94,23 @@ def _side_by_side(notebooks: list[str], grade) -> list:
 
 def grade_notebook(server: ForkServer, intake: Intake, notebook: str, seed: int, limits: Limits, deadline: float,
                    stop: threading.Event | None = None, live: list | None = None) -> GradedNotebook:
-    """One notebook in its own worker (as nbgrader runs it in its own kernel), then its grade cells' checks."""
+    """One notebook in its own worker (as nbgrader runs it in its own kernel). Its cells run in order and each
+    grade cell's checks run where that cell stands, on the functions defined up to there; a grade cell the
+    submission lacks is checked after the last cell."""
     cells = [c for c in intake.cells if c.notebook == notebook]
     student = SandboxedStudent(server, cells, FUNCTIONS[notebook], limits, notebook=notebook, deadline=deadline,
                                stop=stop, start=False)
     if live is not None:
         live.append(student)
+    results = {}
     try:
-        student.start()
-        checks = [r for g in NOTEBOOKS[notebook] for r in run_cell(student, g, seed=seed)]
+        for grade_id, index in grade_order(intake, notebook):
+            student.run_to(index)
+            results[grade_id] = run_cell(student, grade_id, seed=seed)
+        student.run_to(None, restart=False)                   # the cells after the last grade cell run too
     finally:
         student.close()
+    checks = [r for g in NOTEBOOKS[notebook] for r in results[g]]     # reported in the rubric's order
     output = "\n".join(student.outputs)
     if output.strip():
         output = f"--- {notebook}.ipynb ---\n{output}"

@@ -1,7 +1,8 @@
 """The rubric's view of one sandboxed notebook: ``student.get(name)`` returns a proxy callable.
 
 Each notebook of a submission runs in its own worker, as ``nbgrader autograde``
-runs each notebook in its own kernel. The proxy sends the inputs to the
+runs each notebook in its own kernel, and runs its cells in order up to each
+grade cell before that cell's checks call it (``run_to``). The proxy sends the inputs to the
 worker and rebuilds the returned value from checked wire data; a crash or an
 overrun becomes a failed check with a clear message, and the next call gets a
 fresh worker while the spawn budget lasts.
@@ -23,30 +24,47 @@ from .student import StudentError, StudentRaised
 class SandboxedStudent:
     """One notebook's code cells in a sandboxed worker. ``deadline`` (time.monotonic) is shared by all
     the notebooks of a submission; by default it is ``limits.total_seconds`` from now. Once ``stop`` is
-    set no worker starts and no call is made (see ``abort``)."""
+    set no worker starts and no call is made (see ``abort``).
+
+    The cells run in order, up to a position (``run_to``), as nbgrader's kernel reaches a grade cell: the
+    rubric's calls then see the functions as the notebook defines them there. A fresh worker (after a
+    crash) runs the cells again up to the current position."""
 
     def __init__(self, server: ForkServer, cells: list[CodeCell], names, limits: Limits,
                  notebook: str | None = None, deadline: float | None = None,
                  stop: threading.Event | None = None, start: bool = True):
+        """``start``: run all the cells now; otherwise nothing runs before ``run_to``."""
         self.server, self.cells, self.names, self.limits = server, cells, list(names), limits
         self.notebook = notebook
         self.deadline = deadline if deadline is not None else time.monotonic() + limits.total_seconds
         self.skip: set[int] = set()
         self.events: list[str] = []          # what went wrong, for the record (needs review)
         self.notes: list[str] = []           # the student's own errors (shown in feedback)
+        self.noted: set[int] = set()         # cells whose error is in notes (each once, however often run)
         self.outputs: list[str] = []
         self.status: dict = {}
         self.spawns = 0
+        self.upto = 0                        # the notebook's position: how many of ``cells`` have been reached
+        self.ran = 0                         # how many of them the current worker has run
         self.worker: WorkerHandle | None = None
         self.live: WorkerHandle | None = None     # the worker in use, while it runs the cells too
         self.stop = stop or threading.Event()
         self.defined: set[str] = set()
         if start:
-            self._start()
+            self.run_to(None)
 
-    def start(self) -> None:
-        """Run the cells in a worker (when made with ``start=False``)."""
-        self._start()
+    def run_to(self, index: int | None, restart: bool = True) -> None:
+        """Run the cells that stand before notebook cell ``index`` (all of them for None), continuing in
+        the worker that ran the earlier ones; the position never moves back. With ``restart=False`` a
+        worker that a call ended is not replaced (a cell that stops the worker still is)."""
+        reached = len(self.cells) if index is None else sum(1 for c in self.cells if c.index < index)
+        self.upto = max(self.upto, reached)
+        if self.worker is not None:
+            self._advance()
+        elif not restart and self.spawns:
+            return
+        if self.worker is None:
+            self._start()
 
     def abort(self) -> None:
         """From another thread: end this notebook's grading now. The worker is SIGKILLed; the thread
@@ -74,12 +92,17 @@ class SandboxedStudent:
                 self.events.append(f"The sandbox could not start a worker ({exc}).")
                 return
             self.live, self.status = worker, worker.status
-            if self._run_cells(worker):
-                self.worker = worker
-                self.defined = self._defined(worker)
+            self.worker, self.ran = worker, 0
+            self.defined = set()
+            self._advance()
 
-    def _run_cells(self, worker: WorkerHandle) -> bool:
-        for i, cell in enumerate(self.cells):
+    def _advance(self) -> None:
+        """Run the current worker's cells up to the position; if one stops it, it is skipped from then on,
+        the worker is cleaned up and ``self.worker`` is None (the caller starts the next)."""
+        worker, before = self.worker, self.ran
+        while self.ran < self.upto:
+            i, cell = self.ran, self.cells[self.ran]
+            self.ran += 1
             if i in self.skip:
                 continue
             size = len(cell_bytes(cell.source))
@@ -97,12 +120,15 @@ class SandboxedStudent:
                                    "it was skipped and the other cells were run again.")
                 self._collect(worker, alive=False)
                 worker.cleanup()
-                return False
-            if not reply.get("ok") and self.spawns == 1:
+                self.worker, self.defined = None, set()
+                return
+            if not reply.get("ok") and i not in self.noted:
+                self.noted.add(i)
                 err = reply.get("error") or {}
                 self.notes.append(f"Cell {cell.index} of {cell.notebook}.ipynb raised "
                                   f"{str(err.get('type'))[:80]}: {str(err.get('message'))[:300]}")
-        return True
+        if self.ran > before:                # the cells run since the last look may have (re)defined names
+            self.defined = self._defined(worker)
 
     def _defined(self, worker: WorkerHandle) -> set[str]:
         try:

@@ -2,7 +2,10 @@
 
 The same cases run in-process (``grade_namespace`` with one namespace per notebook) and in the
 sandbox (one worker per notebook); both must give nbgrader's scores (tests/test_course_agreement.py
-has nbgrader autograde the same kinds of case in the course's one autograded class).
+has nbgrader autograde the same kinds of case in the course's one autograded class). nbgrader runs a
+notebook's cells in order, so a grade cell's tests see the functions as defined where that cell stands:
+cells a student adds after it do not count for it (``AFTER``, sandbox only: in-process the kernel already
+runs in order).
 """
 import numpy as np
 import pytest
@@ -28,12 +31,24 @@ CASES = {
     # softmax removed from ex4 altogether
     "no-softmax-in-ex4": {"ex4_cross_attention": {"softmax": "del softmax\n"}},
 }
+GOOD_SOFTMAX = ("def softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+                "    return e / e.sum(axis=axis, keepdims=True)\n")
+RAISING_CROSS = "def cross_attention(Q, K, V):\n    raise RuntimeError('scratch work')\n"
+# case -> (per-notebook overrides, cells added at the notebook's end, after its grade cells)
+AFTER = {
+    # ex1's softmax is still the stub when ex1's grade cells run; a correct one comes in a later cell
+    "softmax-defined-after-grade-cells": ({"ex1_attention": {"softmax": STUB}}, {"ex1_attention": [GOOD_SOFTMAX]}),
+    # cross_attention is correct at ex4's grade cell; a scratch redefinition that raises comes after it
+    "broken-redefinition-after-grade-cell": ({}, {"ex4_cross_attention": [RAISING_CROSS]}),
+}
 # grade_id -> points lost, as nbgrader scores each case
 LOSES = {
     "inline-softmax-in-ex4": {},
     "old-softmax-copy-in-ex4": {"ex4_cross": 2 + 1},
     "stub-softmax-in-ex1": {"ex1_softmax": 3, "ex1_attention": 5},
     "no-softmax-in-ex4": {"ex4_cross": 5},
+    "softmax-defined-after-grade-cells": {"ex1_softmax": 3, "ex1_attention": 5},     # 20, as nbgrader
+    "broken-redefinition-after-grade-cell": {},                                     # 28, as nbgrader
 }
 
 
@@ -113,6 +128,37 @@ def test_sandbox_grades_each_notebook_on_its_own(sandboxed, case):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("case", AFTER)
+def test_sandbox_checks_each_grade_cell_where_it_stands(server, tmp_path, case):
+    """A grade cell's checks see the notebook as nbgrader's kernel has run it up to that cell."""
+    per_notebook, extra = AFTER[case]
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / case / "ch04_attention",
+                              per_notebook=per_notebook, extra_cells=extra)
+    record = grade_submission(folder, course=ROOT, server=server)
+    assert lost(record) == LOSES[case], [c.message for c in record.checks if not c.passed]
+    assert record.total == 28 - sum(LOSES[case].values()) and not record.needs_review, record.integrity
+    at_grade_cells = autograder.grade_namespace(namespaces(per_notebook), case)   # the cells up to them
+    assert [c.message for c in record.checks] == [c.message for c in at_grade_cells.checks]
+
+
+def test_intake_places_every_grade_cell_where_it_stands(tmp_path):
+    from autograder.hardened import grade_order, intake_submission
+    from autograder.rubric import NOTEBOOKS
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "s" / "ch04_attention",
+                              extra_cells={"ex1_attention": [GOOD_SOFTMAX]})
+    intake = intake_submission(folder, ROOT, "ch04_attention", "s")
+    for notebook, grade_ids in NOTEBOOKS.items():
+        order = grade_order(intake, notebook)
+        assert {g for g, _ in order} == set(grade_ids) and None not in {i for _, i in order}, order
+    ex1 = [c for c in intake.cells if c.notebook == "ex1_attention"]
+    softmax, attention = (next(c.index for c in ex1 if c.source.startswith(f"def {name}("))
+                          for name in ("softmax", "scaled_dot_product_attention"))
+    assert ex1[-1].source == GOOD_SOFTMAX                          # the cell added at the end
+    at = dict(grade_order(intake, "ex1_attention"))
+    assert softmax < at["ex1_softmax"] < attention < at["ex1_attention"] < ex1[-1].index, (at, softmax, attention)
+
+
+@pytest.mark.slow
 def test_module_level_tampering_stays_in_its_notebook(server, tmp_path):
     """ex1 breaks numpy for itself; the other notebooks run in their own workers and keep full marks."""
     tamper = {"ex1_attention": {"softmax": "np.exp = lambda x: np.zeros_like(x)\nnp.sum = lambda *a, **k: 1.0\n"}}
@@ -121,4 +167,3 @@ def test_module_level_tampering_stays_in_its_notebook(server, tmp_path):
     record = grade_submission(folder, course=ROOT, server=server)
     assert set(lost(record)) <= {"ex1_softmax", "ex1_attention"} and lost(record)
     assert record.notebooks["ex2_causal_mask"].earned == 9 and record.notebooks["ex4_cross_attention"].earned == 5
-

@@ -18,8 +18,8 @@ review; whatever code can still be recovered is graded.
     submission.py  the whole submission, one guarded notebook at a time
 """
 from .expected import CourseError, TestCell, course_notebooks, expected_cells
-from .model import CodeCell, Intake
+from .model import CodeCell, GradeCell, Intake
 from .submission import intake_submission
 
-__all__ = ["CodeCell", "CourseError", "Intake", "TestCell", "course_notebooks", "expected_cells",
+__all__ = ["CodeCell", "CourseError", "GradeCell", "Intake", "TestCell", "course_notebooks", "expected_cells",
            "intake_submission"]

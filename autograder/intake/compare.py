@@ -1,8 +1,9 @@
 """Keep the student's code cells; compare the notebook's test and read-only cells with the course's.
 
 Test cells are never taken from the submission: the grader runs its own
-checks. Edited, deleted or re-pointed cells are damage (one line per kind of
-damage per notebook); a notebook whose nbgrader metadata an editor removed
+checks, at the place each grade cell stands (noted here, as nbgrader runs
+a notebook's cells in order). Edited, deleted or re-pointed cells are damage
+(one line per kind of damage per notebook); a notebook whose nbgrader metadata an editor removed
 altogether gets one line, and its cells are matched by their text.
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from ..inert import shown
 from .cells import Cell, normalise
 from .expected import TestCell
-from .model import CodeCell, Intake
+from .model import CodeCell, GradeCell, Intake
 
 
 def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], intake: Intake,
@@ -34,15 +35,24 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
                 if normalise(cell.source) != normalise(want.text):
                     edited.append(gid)
                 if want.meta[2]:
+                    _place(cell, name, gid, want, intake)
                     continue                                   # test or read-only cell: never run
         elif nbg and nbg.grade and not nbg.solution:
             intake.damage(f"{name}.ipynb has an extra grade cell {shown(gid or '?', 60)} that is not in the "
                           "assignment; it was not run.")
             continue
         elif normalise(cell.source) in locked:
+            gid = locked[normalise(cell.source)]
+            _place(cell, name, gid, expected[gid], intake)
             continue                                           # a test cell without its metadata
         intake.cells.append(CodeCell(name, cell.index, cell.source))
     _report(name, expected, seen, edited, changed, salvaged, intake)
+
+
+def _place(cell: Cell, name: str, gid: str, want: TestCell, intake: Intake) -> None:
+    """Note where a grade cell stands (its first copy): nbgrader runs its tests at that point."""
+    if want.meta[0] and not any(g.notebook == name and g.grade_id == gid for g in intake.grade_cells):
+        intake.grade_cells.append(GradeCell(name, cell.index, gid))
 
 
 def has_work(cells: list[CodeCell], given: frozenset) -> bool:
@@ -73,6 +83,7 @@ def _stripped_metadata(code: list[Cell], name: str, expected: dict[str, TestCell
         gid = locked.get(normalise(cell.source))
         if gid is not None and expected[gid].meta[2]:
             found.add(gid)
+            _place(cell, name, gid, expected[gid], intake)
             continue
         intake.cells.append(CodeCell(name, cell.index, cell.source))
     missing = sorted(g for g, t in expected.items() if not t.meta[1] and t.meta[2] and g not in found)

@@ -1,4 +1,5 @@
-"""What intake hands to the grader: the student's code cells, and what was wrong with the files."""
+"""What intake hands to the grader: the student's code cells, where the grade cells stand, and what was
+wrong with the files."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -11,9 +12,18 @@ class CodeCell:
     source: str
 
 
+@dataclass(frozen=True)
+class GradeCell:
+    """Where a grade (test) cell stands in the submitted notebook: its checks run at that point."""
+    notebook: str
+    index: int
+    grade_id: str
+
+
 @dataclass
 class Intake:
     cells: list[CodeCell] = field(default_factory=list)
+    grade_cells: list[GradeCell] = field(default_factory=list)   # in notebook order; never run, only placed
     problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
     needs_review: bool = False
