@@ -29,8 +29,11 @@ browser:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: $(CHROMIUM) is missing and installing it needs root: the browser tests will skip"; fi
 
+# Two pytest workers (pytest-xdist), one test file each at a time: a file's module fixtures (a graded
+# class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one kernel.
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev-installed browser
-	$(PY) -m pytest --nbval-lax --nbval-current-env tests source/ch04_attention
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed

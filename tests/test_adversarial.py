@@ -5,6 +5,7 @@ import pkgutil
 import shutil
 import ctypes
 import os
+import time
 import socket
 import tempfile
 import threading
@@ -188,6 +189,18 @@ def test_attack_outcome(corpus, name):
         mod.inspect(record, out)
 
 
+def _lasting_worker_cgroups(seconds: float = 150.0) -> list:
+    """Worker cgroups that still hold processes after ``seconds``. Another grader running at the same
+    time (pytest-xdist's other worker) empties its own within its time limits; a process that escaped
+    this corpus's workers stays."""
+    busy = [d for d in cgroups.worker_dirs() if cgroups.members(d)]
+    deadline = time.monotonic() + seconds
+    while busy and time.monotonic() < deadline:
+        time.sleep(0.5)
+        busy = [d for d in busy if cgroups.members(d)]
+    return busy
+
+
 def test_nothing_escaped_or_survived(corpus):
     _, net, guarded, _, host_effects = corpus
     assert net.contacts == []
@@ -195,4 +208,4 @@ def test_nothing_escaped_or_survived(corpus):
     assert all(_digest(p) == d for p, d in guarded.items())
     assert not list(Path("/tmp").glob("adversarial-*"))
     assert marker_processes("agadvdaemon") == []
-    assert [d for d in cgroups.worker_dirs() if cgroups.members(d)] == []
+    assert _lasting_worker_cgroups() == []
