@@ -21,6 +21,9 @@ INLINE_CROSS = ("def cross_attention(Q, K, V):\n    s = Q @ K.T / np.sqrt(Q.shap
                 "    return w @ V, w\n")
 USES_LATER = "def scaled_dot_product_attention(Q, K, V):\n    return attend(Q, K, V)\n"
 LATER = "\n\ndef attend(Q, K, V):\n    return cross_attention(Q, K, V)\n"
+GOOD_SOFTMAX = ("def softmax(x, axis=-1):\n    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+                "    return e / e.sum(axis=axis, keepdims=True)\n")
+RAISING_CROSS = "def cross_attention(Q, K, V):\n    raise RuntimeError('scratch work')\n"
 LATE_PLUGIN = ("from nbgrader.plugins import BasePlugin\n\n\nclass SubMarks(BasePlugin):\n"
                "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
                "        return round(total_seconds_late / 3600)      # a point per hour, per notebook\n")
@@ -34,7 +37,10 @@ CLASS = {   # student -> ({solution cell: code (appended when it starts with a n
     "stub-ex1-softmax-in-ex2": ({"ex1_softmax_solution": STUB}, None),
     "helper-only-in-ex4": ({"ex1_attention_solution": USES_LATER, "ex4_cross_solution": LATER}, None),
     "late-two-hours": ({}, "2026-11-02 15:00:00.000000 Europe/Paris"),
+    "scratch-after-grade-cells": ({"ex1_softmax_solution": STUB}, None),
 }
+# student -> cells added at a notebook's end, after its grade cells (nbgrader's tests run before them)
+ADDED = {"scratch-after-grade-cells": {"ex1_attention": [GOOD_SOFTMAX], "ex4_cross_attention": [RAISING_CROSS]}}
 
 
 def _notebook(solution_id: str) -> str:
@@ -43,7 +49,8 @@ def _notebook(solution_id: str) -> str:
 
 def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
     import nbformat
-    folder = write_submission(course / "release" / A, course / "source" / A, course / "submitted" / student / A)
+    folder = write_submission(course / "release" / A, course / "source" / A, course / "submitted" / student / A,
+                              extra_cells=ADDED.get(student))
     for solution_id, code in cells.items():
         path = folder / f"{_notebook(solution_id)}.ipynb"
         nb = nbformat.read(path, as_version=4)
@@ -75,6 +82,7 @@ def test_totals_agree_with_nbgrader_autograde(both):
     assert ours == nbgrader_scores
     assert ours["honest"] == ours["stub-ex4-inline-softmax"] == 28.0
     assert ours["stub-ex1-softmax-in-ex2"] == 20.0 and ours["helper-only-in-ex4"] == 23.0
+    assert ours["scratch-after-grade-cells"] == 20.0       # ex1 graded with its stub, ex4 before the scratch cell
     assert ours["late-two-hours"] == 28.0 - 4 * 2                   # two hours late: 2 points per notebook
     assert ours["no-scaling"] == 26.0 and ours["mask-after-softmax"] == 24.0
 
