@@ -53,7 +53,8 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     events = [e for g in graded for e in g.events]
     return Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
                   fingerprint=fingerprint(course, assignment), needs_review=intake.needs_review or bool(events),
-                  integrity=intake.problems + events, notes=intake.notes + [n for g in graded for n in g.notes],
+                  integrity=intake.problems + events, review=intake.private,
+                  notes=intake.notes + [n for g in graded for n in g.notes],
                   output="\n".join(g.output for g in graded if g.output),
                   sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
 

@@ -79,6 +79,7 @@ class Record:
     fingerprint: str = ""
     needs_review: bool = False
     integrity: tuple[str, ...] = ()
+    review: tuple[str, ...] = ()          # the instructor's eyes only (classmates' names): never in feedback
     notes: tuple[str, ...] = ()
     output: str = ""
     sandbox: dict = field(default_factory=dict)
@@ -87,6 +88,7 @@ class Record:
     def __post_init__(self):
         object.__setattr__(self, "checks", tuple(self.checks))
         object.__setattr__(self, "integrity", tuple(self.integrity))
+        object.__setattr__(self, "review", tuple(self.review))
         object.__setattr__(self, "notes", tuple(self.notes))
         internal = any(c.internal_error for c in self.checks)
         object.__setattr__(self, "needs_review", bool(self.needs_review or internal))
@@ -125,7 +127,8 @@ class Record:
     def to_dict(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [asdict(c) for c in self.checks]
-        data.update(integrity=list(self.integrity), notes=list(self.notes), complete=True,
+        data.update(integrity=list(self.integrity), review=list(self.review), notes=list(self.notes),
+                    complete=True,
                     total=self.total, max_total=self.max_total,
                     categories={k: asdict(v) for k, v in self.categories.items()},
                     cells={k: asdict(v) for k, v in self.cells.items()},

@@ -25,17 +25,26 @@ def check_table(record) -> str:
     rows.append(f"total {record.total}/{record.max_total}" + ("  (needs review)" if record.needs_review else ""))
     for cat, v in record.categories.items():
         rows.append(f"  {one_line(cat):<12} {v.earned}/{v.max}")
-    rows += [f"! {one_line(line)}" for line in record.integrity]
+    rows += [f"! {one_line(line)}" for line in (*record.integrity, *record.review)]
     rows += [f"  note: {one_line(line)}" for line in record.notes]
     return "\n".join(rows)
+
+
+ID_WIDTH = 40          # longer student ids are cut in the table (the CSV and records keep them whole)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def summary_table(records) -> str:
     """One line per student (total, review, diagnoses), then the class in one sentence: the table
     `make demo` and `grade` end with."""
-    lines = [f"{'student':<26} {'total':>7}  {'review':<6}  diagnoses"]
+    names = {r.student_id: _fit(one_line(r.student_id), ID_WIDTH) for r in records}
+    width = max([len("student"), *map(len, names.values())])
+    lines = [f"{'student':<{width}} {'total':>7}  {'review':<6}  diagnoses"]
     for r in sorted(records, key=lambda r: r.student_id):
-        lines.append(f"{one_line(r.student_id):<26} {r.total:>3}/{r.max_total:<3}  "
+        lines.append(f"{names[r.student_id]:<{width}} {r.total:>3}/{r.max_total:<3}  "
                      f"{'yes' if r.needs_review else '':<6}  {one_line(', '.join(r.diagnoses))}")
     full = sum(r.total == r.max_total for r in records)
     review = sum(r.needs_review for r in records)

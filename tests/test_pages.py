@@ -95,3 +95,25 @@ def test_notebook_pages_in_nbgrader_layout_start_with_the_main_problem():
     html = notebook_html(_mask_after_softmax(), "ex2_causal_mask", None)
     assert html.index("Start here:</strong> The weights differ") < html.index("<table")
     assert html.count("mask is applied after the softmax") == 2          # the summary line and the table, once
+
+
+def test_summary_table_columns_line_up_for_long_ids():
+    from autograder.textreport import ID_WIDTH, summary_table
+    ids = ["a", "compound-no-scaling-mask-after-softmax", "x" * 250]
+    lines = summary_table([Record(i, [_check("ex1_attention", "shapes", 1, True)]) for i in ids]).splitlines()
+    starts = {line.index("1/1") for line in lines[1:4]}
+    assert len(starts) == 1 and starts.pop() <= ID_WIDTH + 8          # one column, long ids cut
+    assert "compound-no-scaling-mask-after-softmax" in lines[2] and "x" * 250 not in lines[3]
+
+
+def test_a_classmates_name_reaches_the_instructor_never_the_student():
+    import json
+    from autograder.outputs.gradescope import results_json
+    from autograder.outputs.nbfeedback import notebook_html
+    record = Record("ann", [_check("ex2_mask", "values", 2, True)], needs_review=True,
+                    integrity=["Integrity: ex2_causal_mask.ipynb is byte for byte the same as a classmate's notebook"],
+                    review=["ex2_causal_mask.ipynb: byte for byte the same as classmate(s) 'zed-the-twin'."])
+    assert Record.from_json(json.dumps(record.to_dict())).review == record.review
+    student_sees = [feedback_html(record), notebook_html(record, "ex2_causal_mask", None), json.dumps(results_json(record))]
+    assert all("byte for byte" in page and "zed-the-twin" not in page for page in student_sees)
+    assert "zed-the-twin" in report_html([record], "ch04_attention")

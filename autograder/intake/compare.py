@@ -55,9 +55,17 @@ def _place(cell: Cell, name: str, gid: str, want: TestCell, intake: Intake) -> N
         intake.grade_cells.append(GradeCell(name, cell.index, gid))
 
 
-def has_work(cells: list[CodeCell], given: frozenset) -> bool:
-    """Whether any of the notebook's kept code cells differs from the code the release gave the student."""
-    return any(normalise(c.source) not in given for c in cells)
+# Fewer lines of a student's own than this, and two identical notebooks are not evidence of copying:
+# the obvious one-line answers of ex3, saved after Restart & Run All, are byte for byte the same.
+MIN_COPY_LINES = 8
+
+
+def work_lines(cells: list[CodeCell], given: frozenset) -> int:
+    """How many lines the student wrote: non-blank, non-comment lines of changed cells that no cell
+    the release gave them holds."""
+    given_lines = {line.strip() for text in given for line in text.splitlines()}
+    return sum(1 for c in cells if normalise(c.source) not in given for line in c.source.splitlines()
+               if line.strip() and not line.strip().startswith("#") and line.strip() not in given_lines)
 
 
 def _report(name, expected, seen, edited, changed, salvaged, intake) -> None:

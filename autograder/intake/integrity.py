@@ -36,7 +36,8 @@ class Context:
 
 
 def owner_of(path: Path, ctx: Context) -> str | None:
-    """Whose files ``path`` lies among, when it is not this student's own; None if nobody's in the course."""
+    """Whose files ``path`` lies among, when it is not this student's own; None if nobody's in the course.
+    A classmate is never named here (the message reaches the student's feedback): see ``classmate_of``."""
     course = ctx.course.resolve()
     for folder, label in (("source", "the instructor's source/ folder (the solutions)"),
                           ("release", "the course's release/ folder"), ("autograded", "autograded/"),
@@ -45,47 +46,58 @@ def owner_of(path: Path, ctx: Context) -> str | None:
             return label
     if path.is_relative_to(course / "submitted"):
         parts = path.relative_to(course / "submitted").parts
-        if parts and parts[0] != ctx.student:
-            return f"classmate {shown(parts[0])}'s submission"
-        return None
+        return "a classmate's submission" if parts and parts[0] != ctx.student else None
     return "the course folder" if path.is_relative_to(course) else None
 
 
-def link_event(link: Link, what: str, ctx: Context) -> str:
-    """The message for a link found where ``what`` should be."""
-    owner = owner_of(link.points_to, ctx)
+def classmate_of(path: Path, ctx: Context) -> str | None:
+    """The classmate whose submission ``path`` lies in (for the instructor's eyes only), else None."""
+    submitted = ctx.course.resolve() / "submitted"
+    if not path.is_relative_to(submitted):
+        return None
+    parts = path.relative_to(submitted).parts
+    return parts[0] if parts and parts[0] != ctx.student else None
+
+
+def link_event(link: Link, what: str, ctx: Context) -> tuple[str, str]:
+    """(message, the instructor's detail) for a link found where ``what`` should be."""
+    owner, other = owner_of(link.points_to, ctx), classmate_of(link.points_to, ctx)
+    private = f"{what} links to classmate {shown(other)}'s submission." if other else ""
     if owner:
-        return (f"Integrity: {what} is a link to {owner} ({shown(link.target)}). Links are not followed; "
-                "it was not graded and must be reviewed.")
+        target = "" if other else f" ({shown(link.target)})"            # a classmate's path names them
+        return (f"Integrity: {what} is a link to {owner}{target}. Links are not followed; it was not graded "
+                "and must be reviewed."), private
     return (f"{what} is a link (to {shown(link.target)}), not a file; links are not followed, so it was not "
-            "graded. Submit the notebook itself.")
+            "graded. Submit the notebook itself."), ""
 
 
-def copy_event(data: bytes, st: os.stat_result, what: str, ctx: Context) -> tuple[str, bool] | None:
-    """(message, withhold) when the file is the instructor's or a classmate's; withhold means not graded."""
+def copy_event(data: bytes, st: os.stat_result, what: str, ctx: Context) -> tuple[str, bool, str] | None:
+    """(message, withhold, the instructor's detail) when the file is the instructor's or a classmate's;
+    withhold means not graded."""
     if (st.st_dev, st.st_ino) in ctx.notebooks.instructor_files:
-        return f"Integrity: {what} is a hard link to the instructor's own notebook; it was not graded.", True
+        return f"Integrity: {what} is a hard link to the instructor's own notebook; it was not graded.", True, ""
     source = ctx.notebooks.source_digests.get(hashlib.sha256(data).hexdigest())
     if source:
         return (f"Integrity: {what} is an exact copy of the instructor's source notebook {source}.ipynb "
-                "(with the solutions); it was not graded.", True)
+                "(with the solutions); it was not graded.", True, "")
     if st.st_nlink > 1:
         other = _hard_linked_classmate(st, ctx)
         if other:
-            return (f"Integrity: {what} is the same file (a hard link) as classmate {shown(other)}'s "
-                    f"notebook; it was graded, but both must be reviewed.", False)
+            return (f"Integrity: {what} is the same file (a hard link) as a classmate's notebook; it was "
+                    "graded, but both must be reviewed.", False, f"{what}: hard link with classmate {shown(other)}.")
     return None
 
 
-def twin_event(data: bytes, what: str, ctx: Context) -> str | None:
-    """The message when classmates submitted exactly these bytes (call it only for a notebook with work in it:
+def twin_event(data: bytes, what: str, ctx: Context) -> tuple[str, str] | None:
+    """(message, the instructor's detail) when classmates submitted exactly these bytes (call it only for a notebook with work in it:
     two students who saved an untouched notebook in the same Jupyter may well have identical files)."""
     twins = _identical_classmates(hashlib.sha256(data).hexdigest(), ctx)
     if not twins:
         return None
     more = f" and {len(twins) - 3} more" if len(twins) > 3 else ""
-    return (f"Integrity: {what} is byte for byte the same as the notebook of classmate(s) "
-            f"{', '.join(shown(t) for t in twins[:3])}{more}; it was graded, but all must be reviewed.")
+    return (f"Integrity: {what} is byte for byte the same as a classmate's notebook; it was graded, but both "
+            "must be reviewed.",
+            f"{what}: byte for byte the same as classmate(s) {', '.join(shown(t) for t in twins[:3])}{more}.")
 
 
 def _identical_classmates(digest: str, ctx: Context) -> list[str]:

@@ -26,10 +26,14 @@ class Intake:
     grade_cells: list[GradeCell] = field(default_factory=list)   # in notebook order; never run, only placed
     problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
+    private: list[str] = field(default_factory=list)      # the instructor's eyes only: which classmates
     needs_review: bool = False
 
-    def damage(self, message: str) -> None:
+    def damage(self, message: str, private: str = "") -> None:
+        """``message`` may reach the student's feedback; ``private`` (e.g. a classmate's name) never does."""
         self.problems.append(message)
+        if private:
+            self.private.append(private)
         self.needs_review = True
 
     def note(self, message: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..course import DEFAULT_ASSIGNMENT
 from ..inert import shown
 from .cells import cells_of
-from .compare import collect_cells, has_work
+from .compare import MIN_COPY_LINES, collect_cells, work_lines
 from .expected import course_notebooks
 from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
 from .integrity import Context, copy_event, link_event, twin_event
@@ -34,7 +34,7 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
     try:
         fd = open_folder(folder, _levels(folder, assignment))
     except LinkRefused as exc:
-        intake.damage(link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx))
+        intake.damage(*link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx))
         return intake
     except (Refused, OSError) as exc:
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
@@ -104,10 +104,10 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
     collect_cells(cells_of(nb, name, intake), name, expected, intake, salvaged)
-    if has_work(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())):
+    if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
         event = twin_event(raw, _what(found), ctx)
         if event:
-            intake.damage(event)
+            intake.damage(*event)
 
 
 def _what(found: Found) -> str:
@@ -119,7 +119,7 @@ def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> 
     try:
         raw, st = read_regular(fd, folder, found.file)
     except LinkRefused as exc:
-        intake.damage(link_event(exc.link, what, ctx))
+        intake.damage(*link_event(exc.link, what, ctx))
         return None
     except (Refused, OSError) as exc:
         intake.damage(f"{what} could not be read ({_reason(exc)}); it was not graded. Submit the notebook "
@@ -127,7 +127,7 @@ def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> 
         return None
     event = copy_event(raw, st, what, ctx)
     if event:
-        intake.damage(event[0])
+        intake.damage(event[0], event[2])
         return None if event[1] else raw
     return raw
 

@@ -53,7 +53,7 @@ def _undiagnosed(records: list[Record]) -> list[str]:
 def _review(records: list[Record], late: dict[str, Lateness]) -> list[str]:
     review = [r for r in records if r.needs_review]
     rows = ([_link(r.student_id), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
-             "<br>".join(escape(p) for p in r.integrity)] for r in review)
+             "<br>".join(escape(p) for p in (*r.integrity, *r.review))] for r in review)
     return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
 
 
