@@ -21,13 +21,18 @@ CLASS = ["correct-1", "correct-2", "no-scaling", "mask-after-softmax", "dtype-ig
          "hostile-exits", "damaged-points-inflated", "unfinished-ex4", "scale-by-dk"]
 
 
-@pytest.fixture(scope="module")
-def course_and_reference(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("faults")
-    course = make_class(tmp, CLASS)
+def _graded_class(tmp_path_factory, name: str, students) -> tuple:
+    """A class and its clean run's outputs (the reference a stopped and resumed run must equal)."""
+    tmp = tmp_path_factory.mktemp(name)
+    course = make_class(tmp, students)
     grade_batch(course=course, out=tmp / "reference", workers=2, progress=False,
                 gradebook_url=gradebook_in(tmp / "reference"))
     return course, tmp / "reference"
+
+
+@pytest.fixture(scope="module")
+def course_and_reference(tmp_path_factory):
+    return _graded_class(tmp_path_factory, "faults", CLASS)
 
 
 def _grade_cmd(course, out, *extra):
@@ -126,11 +131,7 @@ SMALL_CLASS = ["correct-1", "no-scaling", "mask-after-softmax", "hostile-exits"]
 
 @pytest.fixture(scope="module")
 def small_class(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("stops")
-    course = make_class(tmp, SMALL_CLASS)
-    grade_batch(course=course, out=tmp / "reference", workers=2, progress=False,
-                gradebook_url=gradebook_in(tmp / "reference"))
-    return course, tmp / "reference"
+    return _graded_class(tmp_path_factory, "stops", SMALL_CLASS)
 
 
 def _started(run):
