@@ -24,6 +24,7 @@ from .rubric import NOTEBOOKS, RUBRIC, cell_max
 DISTRIBUTION = "attention-course"
 
 
+@functools.lru_cache(maxsize=1)
 def _version() -> str:
     try:
         return metadata.version(DISTRIBUTION)
@@ -35,8 +36,13 @@ def rubric_signature() -> list:
     """The rubric table with the source of every module its checks live in."""
     table = [[g, i.name, i.points, i.category] for g, items in RUBRIC.items() for i in items]
     modules = sorted({inspect.getsourcefile(i.check) for items in RUBRIC.values() for i in items})
-    code = [hashlib.sha256(Path(m).read_bytes()).hexdigest() for m in modules]
-    return [table, code]
+    return [table, [_code_hash(m) for m in modules]]
+
+
+@functools.lru_cache(maxsize=64)
+def _code_hash(module_file: str) -> str:
+    """The checks' code, read once per process (it is the code this process runs)."""
+    return hashlib.sha256(Path(module_file).read_bytes()).hexdigest()
 
 
 def _nbgrader(cell: dict) -> dict:
