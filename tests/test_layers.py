@@ -223,3 +223,19 @@ def test_a_grader_that_is_not_root_still_gets_namespaces_and_its_tmpfs(tmp_path)
     python_in_tmp = {q.split("/")[2] for q in layers.read_paths() if q.startswith("/tmp/")}   # bound back
     assert tmp_listing == sorted({"shm", "work"} | python_in_tmp) and not own_uid
     assert int(caps, 16) == 0 and "dropped" in status["uid"]
+
+
+def test_a_worker_starts_as_a_fresh_kernel_despite_the_warm_up(server):
+    """The fork server runs one cell of its own before forking (``warm_shell``); a worker still starts
+    as nbgrader's fresh kernel: nothing imported or defined, no output history, no execution count."""
+    handle = WorkerHandle(server, Limits())
+    try:
+        reply = handle.run_cell("np.zeros(1)", 20)
+        names = handle.run_cell(
+            "import sys\nprint(sorted(n for n in dir() if not n.startswith('_') and n not in "
+            "('In', 'Out', 'exit', 'quit', 'get_ipython', 'open', 'sys')), get_ipython().execution_count, len(Out))", 20)
+        out, _ = handle.request({"op": "output"}, 5)
+    finally:
+        handle.cleanup()
+    assert not reply["ok"] and reply["error"]["type"] == "NameError", reply
+    assert names["ok"] and out["stdout"].splitlines()[-1].split() == ["[]", "1", "0"], out

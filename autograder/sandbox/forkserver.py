@@ -36,11 +36,12 @@ def main(argv=None) -> int:
         if len(argv) > 2:
             from ..lifecycle import die_with_parent
             die_with_parent(int(argv[2]), signal.SIGTERM)
-        from .worker import make_shell, warm_imports
+        from .worker import make_shell, warm_imports, warm_shell
         warm_imports()
         layers.read_paths()                                  # computed once, inherited by every worker
         seccomp.prepare()                                    # built once, loaded by every worker
         shell = make_shell()
+        warm_shell(shell)                                    # last: it freezes what the workers inherit
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
         control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
         _serve(control, root, shell, PidNamespaces())

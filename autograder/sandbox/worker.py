@@ -5,6 +5,7 @@ the grader: it only answers requests, and the grader checks every reply.
 """
 from __future__ import annotations
 
+import gc
 import io
 import os
 import sys
@@ -149,6 +150,27 @@ def make_shell():
         magics["line"][name] = refuse
     magics["line"]["matplotlib"] = lambda line="": None
     return shell
+
+
+WARM_CELL = """import numpy as np
+def _grader_warm_up(x):
+    return np.exp(x - x.max(axis=-1, keepdims=True)) @ x.T
+_grader_warm_up(np.ones((2, 2)))
+del _grader_warm_up, np
+"""
+
+
+def warm_shell(shell) -> None:
+    """Run one cell of our own before any worker is forked: IPython builds its compiler, AST and
+    display machinery lazily on the first cell, which each worker would otherwise pay for (about
+    2.5 ms). The cell leaves no name behind; then the fork server's objects are frozen out of the
+    garbage collector, so a worker's collections never touch (and copy) the pages it inherited."""
+    names = set(shell.user_ns)
+    shell.run_cell(WARM_CELL, store_history=False)
+    for name in set(shell.user_ns) - names:
+        del shell.user_ns[name]
+    gc.collect()
+    gc.freeze()
 
 
 def warm_imports() -> None:
