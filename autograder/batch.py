@@ -37,10 +37,10 @@ _SERVER_LOCK = threading.Lock()
 def _server():
     """This process's fork server, started on first use and replaced if it died."""
     global _SERVER
-    from .sandbox.session import ForkServer
+    from .hardened import grading_server
     with _SERVER_LOCK:
         if _SERVER is None or not _SERVER.alive():
-            _SERVER = ForkServer()
+            _SERVER = grading_server()
             atexit.register(_SERVER.close)
             os.register_at_fork(after_in_child=functools.partial(_forget_server, _SERVER))
         return _SERVER

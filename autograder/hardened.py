@@ -59,6 +59,12 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                   sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
 
 
+def grading_server() -> ForkServer:
+    """The fork server a batch grades with: it keeps one worker ready per notebook of the assignment,
+    so the next submission's workers start while this one is graded."""
+    return ForkServer(ready=len(NOTEBOOKS))
+
+
 def grade_order(intake: Intake, notebook: str) -> list[tuple[str, int | None]]:
     """The notebook's grade ids with the index of the cell each stands at (None: not in the submission),
     in the order nbgrader's kernel reaches them."""

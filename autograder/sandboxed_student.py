@@ -87,7 +87,7 @@ class SandboxedStudent:
         while self.worker is None and self.spawns < self.limits.spawns and self._remaining() > 0:
             self.spawns += 1
             try:
-                worker = WorkerHandle(self.server, self.limits)
+                worker = self.server.worker(self.limits)
             except (RuntimeError, WorkerDied) as exc:
                 self.events.append(f"The sandbox could not start a worker ({exc}).")
                 return
@@ -119,7 +119,7 @@ class SandboxedStudent:
                 self.events.append(f"Cell {cell.index} of {cell.notebook}.ipynb stopped the worker ({exc}); "
                                    "it was skipped and the other cells were run again.")
                 self._collect(worker, alive=False)
-                worker.cleanup()
+                self.server.retire(worker)
                 self.worker, self.defined = None, set()
                 return
             if not reply.get("ok") and i not in self.noted:
@@ -152,7 +152,7 @@ class SandboxedStudent:
     def close(self) -> None:
         if self.worker is not None:
             self._collect(self.worker, alive=True)
-            self.worker.cleanup()
+            self.server.retire(self.worker)
             self.worker = None
 
     # --- the rubric's interface ------------------------------------------------------------
@@ -184,7 +184,7 @@ class SandboxedStudent:
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
-            self.worker.cleanup()
+            self.server.retire(self.worker)
             self.worker = None
             return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
         if not reply["ok"]:                           # e.g. the function removed itself from the notebook

@@ -6,7 +6,9 @@ Grades the reference solution (all four notebooks) N times through a warm
 fork server with every available isolation layer, exactly as the grader does
 (``grade_submission``: intake, then one worker per notebook, the four side by
 side, running the cells and answering the rubric's calls), and prints the
-median wall time per submission and of intake alone. The reference functions
+median wall time per submission and of intake alone. Side by side, in
+alternating blocks of 10, the same through a fork server that keeps no
+worker ready (each notebook starts its own, as before the pool). The reference functions
 compute in microseconds, so the times are the grader's own overhead. Also prints the same rubric run in-process for scale.
 """
 from __future__ import annotations
@@ -22,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import run_cell  # noqa: E402
-from autograder.hardened import grade_submission, intake_submission  # noqa: E402
+from autograder.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
 from autograder.rubric import RUBRIC  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
 from autograder.sandbox.session import ForkServer  # noqa: E402
@@ -53,25 +55,37 @@ def in_process() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=30)
+    parser.add_argument("--n", type=int, default=30, help="submissions per variant (a multiple of 10)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = write_submission(ROOT / "release/ch04_attention", ROOT / "source/ch04_attention",
                                   Path(tmp) / "submitted" / "bench" / "ch04_attention")
         t = time.perf_counter()
-        server = ForkServer()
+        servers = {AHEAD: grading_server()}                # as `grade` starts it
         start = time.perf_counter() - t
+        servers[OWN] = ForkServer()
+        runs = {name: [] for name in servers}
         try:
-            one(folder, server)                                # warm-up
-            runs = [one(folder, server) for _ in range(args.n)]
+            for _ in range(max(args.n // BLOCK, 1)):     # blocks side by side: the machine's drift hits both
+                for name, server in servers.items():
+                    one(folder, server)                    # the block's first: the other variant ran just before
+                    runs[name] += [one(folder, server) for _ in range(BLOCK)]
         finally:
-            server.close()
-    totals = [r[0] for r in runs]
+            for server in servers.values():
+                server.close()
     print("isolation layers:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
     print(f"fork server start (once per grader process): {start * 1e3:.0f} ms")
-    print(f"per submission, median of {args.n}: {statistics.median(totals) * 1e3:.1f} ms "
-          f"(of which intake {statistics.median(r[1] for r in runs) * 1e3:.1f})")
+    medians = {name: statistics.median(r[0] for r in rs) * 1e3 for name, rs in runs.items()}
+    for name, rs in runs.items():
+        print(f"per submission, {name}, median of {len(rs)}: {medians[name]:.1f} ms "
+              f"(of which intake {statistics.median(r[1] for r in rs) * 1e3:.1f})")
+    print(f"ratio (ahead / own): {medians[AHEAD] / medians[OWN]:.2f}")
     print(f"same rubric in-process (no sandbox): {in_process() * 1e3:.1f} ms")
+
+
+AHEAD = "workers started ahead (as `grade` runs)"
+OWN = "each notebook starting its own worker"
+BLOCK = 10
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from autograder.hardened import grade_submission
@@ -67,3 +68,12 @@ def marker_processes(marker: str) -> list[int]:
             if name == marker and state not in "ZX":
                 found.append(int(entry))
     return found
+
+
+def lasting_processes(marker: str, seconds: float = 5.0) -> list[int]:
+    """Processes named ``marker`` still live ``seconds`` after the call. Grading returns once every
+    process of its workers has been sent SIGKILL; the kernel ends them moments later."""
+    end = time.monotonic() + seconds
+    while marker_processes(marker) and time.monotonic() < end:
+        time.sleep(0.02)
+    return marker_processes(marker)

@@ -19,7 +19,7 @@ from autograder.nbgrader_cli import run_nbgrader
 from autograder.sandbox import cgroups
 from autograder.submissions import write_submission
 from batch_helpers import gradebook_in, make_class
-from sandbox_helpers import RIGHT_MASK, WRONG_MASK, marker_processes, probe
+from sandbox_helpers import RIGHT_MASK, WRONG_MASK, lasting_processes, probe
 
 pytestmark = pytest.mark.slow
 
@@ -207,5 +207,5 @@ def test_nothing_escaped_or_survived(corpus):
     assert host_effects == {"contacts": [], "new segments": []}
     assert all(_digest(p) == d for p, d in guarded.items())
     assert not list(Path("/tmp").glob("adversarial-*"))
-    assert marker_processes("agadvdaemon") == []
+    assert lasting_processes("agadvdaemon") == []
     assert _lasting_worker_cgroups() == []

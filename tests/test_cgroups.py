@@ -87,6 +87,25 @@ def test_kill_all_ends_the_members(fake_root):
     assert proc.wait(timeout=10) == -signal.SIGKILL
 
 
+def test_a_retired_worker_s_cgroup_members_are_killed_at_once(fake_root):
+    """``WorkerHandle.kill_now`` (what retiring a worker does before its clean-up is queued) kills
+    every member of the worker's cgroup, not only the worker: a process that left its session and
+    process group, on a machine without PID namespaces, dies then too."""
+    from autograder.sandbox.session import WorkerHandle
+    _v2(fake_root)
+    [d] = cgroups.create("w6", 8, 1 << 20)
+    proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    cgroups.join([d], proc.pid)
+    handle = object.__new__(WorkerHandle)                 # a handle whose worker itself is already gone
+    handle.token, handle.pid, handle.signalled = "w6", -1, True
+    try:
+        handle.kill_now()
+        assert proc.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.mark.skipif(not cgroups.available(), reason="needs root and writable cgroup controllers")
 def test_real_tree_finds_a_worker_group():
     name = f"test-{os.getpid()}-{time.monotonic_ns()}"

@@ -7,7 +7,7 @@ import pytest
 
 from autograder.sandbox.limits import Limits
 from conftest import ROOT
-from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, marker_processes, probe
+from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, lasting_processes, probe
 
 pytestmark = pytest.mark.slow
 
@@ -152,7 +152,7 @@ def test_double_forked_daemon_does_not_survive(server, tmp_path):
     from adversarial import disrupt_double_forked_daemon as daemon
     record = _score(server, tmp_path, RIGHT_MASK + "\n" + daemon.CODE)
     assert record.total == 9
-    assert marker_processes("agadvdaemon") == []
+    assert lasting_processes("agadvdaemon") == []
 
 
 def test_warning_costs_nothing(server, tmp_path):
@@ -240,5 +240,5 @@ def causal_mask(n):
     mask = [c for c in record.checks if c.grade_id == "ex2_mask"]
     assert mask and not any(c.passed for c in mask)
     assert record.needs_review and any("broke the protocol" in e for e in record.integrity)
-    assert marker_processes("agadvdaemon") == []
+    assert lasting_processes("agadvdaemon") == []
     assert server.alive()

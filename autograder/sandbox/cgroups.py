@@ -82,14 +82,8 @@ def kill_all(dirs: list[Path], timeout: float = 5.0) -> bool:
     empty = True
     for d in dirs:
         while d.exists():
-            pids = _procs(d)
-            if not pids:
+            if not signal_members(d):
                 break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             if time.monotonic() > end:
                 empty = False
                 break
@@ -99,6 +93,17 @@ def kill_all(dirs: list[Path], timeout: float = 5.0) -> bool:
         except OSError:
             pass
     return empty
+
+
+def signal_members(d: Path) -> list[int]:
+    """SIGKILL every process in cgroup folder ``d`` once, without waiting; returns their pids."""
+    pids = _procs(d)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return pids
 
 
 def members(d: Path) -> list[int]:

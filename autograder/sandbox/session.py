@@ -33,9 +33,10 @@ from .replies import check_reply
 class ForkServer:
     """The long-lived parent of all workers of this grader process."""
 
-    def __init__(self, python_path: str | None = None):
+    def __init__(self, python_path: str | None = None, ready: int = 0):
         """``python_path``: a folder put first on the fork server's ``sys.path`` (the tests use it to
-        simulate a system-wide install of this package)."""
+        simulate a system-wide install of this package). ``ready``: how many workers to keep started
+        ahead once workers are asked for (``pool.WorkerPool``; a batch keeps one per notebook)."""
         if cgroups.available():
             cgroups.prune()
         self.root = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
@@ -58,6 +59,16 @@ class ForkServer:
         hello = json.loads(self.control.recv(65536) or b"{}")
         if not hello.get("ready"):
             raise RuntimeError("the sandbox fork server did not start")
+        from .pool import WorkerPool
+        self.pool = WorkerPool(self, ready)
+
+    def worker(self, limits: Limits) -> "WorkerHandle":
+        """A started worker for one notebook (a ready one when the pool has it)."""
+        return self.pool.take(limits)
+
+    def retire(self, handle: "WorkerHandle") -> None:
+        """End a worker: killed now, its clean-up finished in the background (and by ``close``)."""
+        self.pool.retire(handle)
 
     def spawn(self, token: str, limits: Limits, output_fd: int) -> tuple[int, socket.socket]:
         """A new worker: its pid and the grader's end of its socket; its fds 1 and 2 go to ``output_fd``."""
@@ -81,7 +92,9 @@ class ForkServer:
         return self.proc.poll() is None
 
     def close(self) -> None:
-        """Hang up, so the fork server ends every worker and removes their folders; kill it if it lingers."""
+        """End the pool's workers, then hang up, so the fork server ends every other worker and removes
+        their folders; kill it if it lingers."""
+        self.pool.close()
         self.control.close()
         try:
             self.proc.wait(timeout=10)
@@ -101,6 +114,7 @@ class WorkerHandle:
     def __init__(self, server: ForkServer, limits: Limits):
         self.token = secrets.token_hex(8)
         self.limits = limits
+        self.signalled = False
         self.workdir = server.root / self.token
         self.output_fd = _output_file()
         try:
@@ -160,17 +174,29 @@ class WorkerHandle:
         except OSError:
             return ""
 
+    def kill_now(self) -> None:
+        """SIGKILL the worker, its process group and every process in its cgroup at once, without
+        waiting (``kill`` waits and makes sure). As the init of its PID namespace, the worker takes
+        every process it started with it. The pid is signalled once only: the fork server reaps the
+        worker, so later that pid may be another process's."""
+        for group in cgroups.find(self.token):
+            cgroups.signal_members(group)
+        if self.signalled:
+            return
+        self.signalled = True
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     def kill(self) -> None:
         """SIGKILL the worker and everything it started; no process survives."""
         groups = cgroups.find(self.token)
         emptied = cgroups.kill_all(groups) if groups else False
         if os.geteuid() == 0 and not emptied:
             _kill_uid(layers.sandbox_uid(self.pid))
-        for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
-            try:
-                target()
-            except OSError:
-                pass
+        self.kill_now()
         try:
             self.sock.close()
         except OSError:

@@ -1,0 +1,160 @@
+"""The pool of ready workers: handed out only when fresh, alive and alike; ended when idle or closed;
+ended workers killed at once and cleaned up behind (autograder.sandbox.pool)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.session import ForkServer
+
+
+def wait_until(condition, seconds: float = 20.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def running(pid: int) -> bool:
+    """The process exists and is not a zombie (the fork server reaps its workers at once)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def pooled():
+    server = ForkServer(ready=2)
+    yield server
+    server.close()
+
+
+def test_a_ready_worker_is_handed_out_and_the_pool_refilled(pooled):
+    first = pooled.worker(Limits())                       # none ready yet: started for this call
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    ready = list(pooled.pool.ready)
+    assert first not in ready
+    second = pooled.worker(Limits())
+    assert second in ready and second not in pooled.pool.ready
+    assert second.run_cell("x = 41 + 1\nprint(x)", 10)["ok"]
+    assert second.request({"op": "output"}, 5)[0]["stdout"] == "42\n"
+    assert wait_until(lambda: len(pooled.pool.ready) == 2), "the keeper started the next one"
+    for handle in (first, second):
+        pooled.retire(handle)
+
+
+def test_a_ready_worker_with_other_limits_is_never_handed_out(pooled):
+    pooled.retire(pooled.worker(Limits()))
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    old = list(pooled.pool.ready)
+    other = Limits(cell_seconds=3.0)
+    handle = pooled.worker(other)
+    assert handle not in old and handle.limits == other
+    assert wait_until(lambda: not any(running(h.pid) for h in old)), "the unfit ready workers were ended"
+    assert wait_until(lambda: len(pooled.pool.ready) == 2 and all(h.limits == other for h in pooled.pool.ready))
+    pooled.retire(handle)
+
+
+def test_a_ready_worker_that_died_is_never_handed_out(pooled):
+    pooled.retire(pooled.worker(Limits()))
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    dead = list(pooled.pool.ready)
+    for handle in dead:
+        os.kill(handle.pid, signal.SIGKILL)
+    assert wait_until(lambda: not any(running(h.pid) for h in dead))
+    handle = pooled.worker(Limits())
+    assert handle not in dead
+    assert handle.run_cell("y = 1", 10)["ok"], "a live worker, not one that fails the student's first cell"
+    pooled.retire(handle)
+
+
+def test_ready_workers_nobody_takes_are_ended():
+    server = ForkServer(ready=2)
+    try:
+        server.pool.idle_seconds = 0.5
+        server.retire(server.worker(Limits()))
+        assert wait_until(lambda: len(server.pool.ready) >= 1, 10)
+        started = list(server.pool.ready)
+        assert wait_until(lambda: not server.pool.ready and not any(running(h.pid) or h.workdir.exists()
+                                                                    for h in started), 10)
+    finally:
+        server.close()
+
+
+def test_retire_kills_at_once_and_cleans_up_behind(pooled, monkeypatch):
+    handle = pooled.worker(Limits())
+    assert handle.run_cell("import time", 10)["ok"]
+    release, cleaned = threading.Event(), threading.Event()
+    real = type(handle).cleanup
+
+    def slow_cleanup(self):
+        release.wait(10)
+        real(self)
+        cleaned.set()
+    monkeypatch.setattr(type(handle), "cleanup", slow_cleanup)
+    pooled.retire(handle)
+    assert wait_until(lambda: not running(handle.pid), 5), "killed before its clean-up ran"
+    assert not cleaned.is_set()
+    release.set()
+    assert cleaned.wait(10) and not handle.workdir.exists()
+
+
+def test_close_ends_every_ready_worker_and_finishes_every_clean_up():
+    server = ForkServer(ready=3)
+    retired = server.worker(Limits())
+    assert retired.run_cell("z = 2", 10)["ok"]
+    assert wait_until(lambda: len(server.pool.ready) == 3)
+    ready = list(server.pool.ready)
+    server.retire(retired)
+    server.pool.close()                                   # the pool's part of server.close()
+    try:
+        assert not any(running(h.pid) or h.workdir.exists() for h in [*ready, retired])
+    finally:
+        server.close()
+    assert not server.root.exists()
+    assert server.pool.thread is None or not server.pool.thread.is_alive()
+    with pytest.raises(RuntimeError, match="closed"):
+        server.worker(Limits())
+
+
+def test_a_server_without_a_pool_starts_workers_on_demand_only(server):
+    handle = server.worker(Limits())
+    time.sleep(0.3)
+    assert not server.pool.ready
+    server.retire(handle)
+    assert wait_until(lambda: not handle.workdir.exists())
+
+
+def test_a_batch_s_server_grades_with_ready_workers_exactly_as_without(server, tmp_path):
+    """``grading_server`` (what ``grade`` uses) keeps one worker ready per notebook; the records it
+    gives are those of workers started on demand, check for check (a wrong mask, so that failed
+    checks and their diagnoses are compared too)."""
+    from autograder.hardened import grade_submission, grading_server
+    from autograder.rubric import NOTEBOOKS
+    from conftest import ROOT
+    from sandbox_helpers import WRONG_MASK, ex2_notebook
+    folder = ex2_notebook(tmp_path, "pooled", WRONG_MASK).parent
+    ahead = grading_server()
+    try:
+        first = grade_submission(folder, course=ROOT, student_id="pooled", server=ahead)
+        assert wait_until(lambda: len(ahead.pool.ready) == ahead.pool.size == len(NOTEBOOKS))
+        ready = {h.pid for h in ahead.pool.ready}
+        second = grade_submission(folder, course=ROOT, student_id="pooled", server=ahead)
+        assert ready - {h.pid for h in ahead.pool.ready}, "the second submission took ready workers"
+    finally:
+        ahead.close()
+    own = grade_submission(folder, course=ROOT, student_id="pooled", server=server)
+
+    def shown(record):
+        return [(c.grade_id, c.check, c.points, c.passed, c.message, c.diagnosis) for c in record.checks]
+    assert shown(first) == shown(second) == shown(own)
+    assert own.total < own.max_total
