@@ -99,7 +99,7 @@ class SandboxedStudent:
     def _advance(self) -> None:
         """Run the current worker's cells up to the position; if one stops it, it is skipped from then on,
         the worker is cleaned up and ``self.worker`` is None (the caller starts the next)."""
-        worker, before = self.worker, self.ran
+        worker, before, defined = self.worker, self.ran, None
         while self.ran < self.upto:
             i, cell = self.ran, self.cells[self.ran]
             self.ran += 1
@@ -113,7 +113,7 @@ class SandboxedStudent:
                 continue
             seconds = min(self.limits.cell_seconds, max(self._remaining(), 0.001))
             try:
-                reply = worker.run_cell(cell.source, seconds)
+                reply = worker.run_cell(cell.source, seconds, self.names)
             except WorkerDied as exc:
                 self.skip.add(i)
                 self.events.append(f"Cell {cell.index} of {cell.notebook}.ipynb stopped the worker ({exc}); "
@@ -122,12 +122,15 @@ class SandboxedStudent:
                 self.server.retire(worker)
                 self.worker, self.defined = None, set()
                 return
+            defined = reply.get("defined")          # after this cell: what the rubric may call
             if not reply.get("ok") and i not in self.noted:
                 self.noted.add(i)
                 err = reply.get("error") or {}
                 self.notes.append(f"Cell {cell.index} of {cell.notebook}.ipynb raised "
                                   f"{str(err.get('type'))[:80]}: {str(err.get('message'))[:300]}")
-        if self.ran > before:                # the cells run since the last look may have (re)defined names
+        if defined is not None:              # the last cell run says what the notebook defines now
+            self.defined = set(defined)
+        elif self.ran > before:              # cells were only skipped, or no reply said: ask
             self.defined = self._defined(worker)
 
     def _defined(self, worker: WorkerHandle) -> set[str]:

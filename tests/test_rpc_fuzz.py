@@ -178,3 +178,31 @@ def test_a_worker_that_fails_its_hello_leaves_no_descriptor_open(tmp_path):
     while set(os.listdir("/proc/self/fd")) - before and time.monotonic() < deadline:
         time.sleep(0.05)                                 # the fake worker's thread closes its end
     assert set(os.listdir("/proc/self/fd")) - before == set()
+
+
+@pytest.mark.parametrize("ok", [True, False])
+@pytest.mark.parametrize("defined", [["softmax", "os"], "softmax", [1], [["softmax"]], {"softmax": 1}])
+def test_a_cell_reply_naming_what_was_not_asked_about_ends_the_worker(tmp_path, ok, defined):
+    """A run_cell reply says which of the asked names the notebook defines; anything else in it (a name
+    not asked about, not a list of texts) is a protocol violation, also when the cell raised."""
+    error = None if ok else {"type": "ValueError", "message": "the student's"}
+    answer = lambda rid, header: rpc.encode_frame(  # noqa: E731
+        rid, {"op": "run_cell", "ok": ok, "error": error, "defined": defined})
+    handle, server = handle_answering(tmp_path, answer)
+    try:
+        with pytest.raises(WorkerDied, match="broke the protocol"):
+            handle.run_cell("x = 1", 2.0, ["softmax", "causal_mask"])
+    finally:
+        handle.cleanup()
+        server.close()
+
+
+def test_a_cell_reply_naming_what_was_asked_about_is_taken(tmp_path):
+    answer = lambda rid, header: rpc.encode_frame(  # noqa: E731
+        rid, {"op": "run_cell", "ok": True, "error": None, "defined": ["softmax"]})
+    handle, server = handle_answering(tmp_path, answer)
+    try:
+        assert handle.run_cell("x = 1", 2.0, ["softmax", "causal_mask"])["defined"] == ["softmax"]
+    finally:
+        handle.cleanup()
+        server.close()

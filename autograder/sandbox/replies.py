@@ -22,6 +22,8 @@ def check_reply(request: dict, rid: int, got_rid: int, reply: dict) -> None:
         _error(reply.get("error"), optional=False)
     else:
         _FIELDS[request["op"]](reply, request)
+    if request["op"] == "run_cell" and "defined" in reply:    # also when the student's cell raised
+        _functions(reply, request)
 
 
 def _error(err, optional: bool) -> None:
@@ -48,7 +50,7 @@ def _run_cell(reply: dict, request: dict) -> None:
 
 def _functions(reply: dict, request: dict) -> None:
     defined = reply.get("defined")
-    if not (isinstance(defined, list) and all(_text(n) and n in request["names"] for n in defined)):
+    if not (isinstance(defined, list) and all(_text(n) and n in request.get("names", ()) for n in defined)):
         raise ProtocolError("defined names that were not asked about")
 
 

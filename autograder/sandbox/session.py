@@ -147,10 +147,11 @@ class WorkerHandle:
             raise self._died(f"the worker's reply could not be read ({type(exc).__name__})") from None
         return reply, data
 
-    def run_cell(self, source: str, seconds: float) -> dict:
+    def run_cell(self, source: str, seconds: float, names=()) -> dict:
         """Run one cell of code. Its source travels as the frame's payload, not in the JSON header:
-        a cell may be megabytes long (a notebook may be 50 MB; a header at most 1 MiB)."""
-        return self.request({"op": "run_cell"}, seconds, cell_bytes(source))[0]
+        a cell may be megabytes long (a notebook may be 50 MB; a header at most 1 MiB). The reply
+        says which of ``names`` are callables in the notebook after the cell ran (``defined``)."""
+        return self.request({"op": "run_cell", "names": list(names)}, seconds, cell_bytes(source))[0]
 
     def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float) -> tuple[dict, list]:
         """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call."""

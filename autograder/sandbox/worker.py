@@ -77,11 +77,11 @@ class Worker:
         try:
             if op == "hello":
                 return {"ok": True, "status": self.status}, b""
-            if op == "run_cell":
-                return self._run_cell(payload.decode("utf-8", "surrogatepass")), b""     # the source: payload
+            if op == "run_cell":                     # the source is the payload
+                reply = self._run_cell(payload.decode("utf-8", "surrogatepass"))
+                return {**reply, "defined": self._defined(header)}, b""
             if op == "functions":
-                ns = self.shell.user_ns
-                return {"ok": True, "defined": [n for n in header.get("names", []) if callable(ns.get(n))]}, b""
+                return {"ok": True, "defined": self._defined(header)}, b""
             if op == "call_many":
                 return self._call_many(header, payload)
             if op == "output":
@@ -89,6 +89,11 @@ class Worker:
         except Exception as exc:  # noqa: BLE001 - report, keep serving
             return {"ok": False, "error": _summary(exc)}, b""
         return {"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}"}}, b""
+
+    def _defined(self, header: dict) -> list:
+        """Which of the names the grader asked about are callables in the notebook's namespace now."""
+        ns = self.shell.user_ns
+        return [n for n in header.get("names", []) if callable(ns.get(n))]
 
     def _run_cell(self, source: str) -> dict:
         result = self.shell.run_cell(source, store_history=False)
