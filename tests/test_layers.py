@@ -36,6 +36,10 @@ def test_seccomp_missing_degrades_to_a_message(monkeypatch):
     assert seccomp.load().startswith("missing: pyseccomp")
 
 
+def _export_fails(flt):
+    raise OSError("seccomp_export_bpf failed (test)")
+
+
 SECCOMP_PROBES = {
     "execve": "os.execv('/bin/true', ['true'])",
     "unix socket": "socket.socket(socket.AF_UNIX)",
@@ -55,8 +59,15 @@ SECCOMP_ALLOWED = {
 
 
 @pytest.mark.skipif(seccomp.available() is not None, reason="needs pyseccomp and libseccomp")
+@pytest.mark.parametrize("loaded", ["compiled once", "through libseccomp"])
 @pytest.mark.parametrize("name", [*SECCOMP_PROBES, *SECCOMP_ALLOWED])
-def test_seccomp_filter_denies_exactly_what_it_should(name):
+def test_seccomp_filter_denies_exactly_what_it_should(name, loaded, monkeypatch):
+    """The same filter, whether the fork server's compiled program is installed (the usual way) or,
+    where libseccomp cannot export it, each worker loads it through libseccomp."""
+    monkeypatch.setattr(seccomp, "_prepared", None)
+    if loaded == "through libseccomp":
+        monkeypatch.setattr(seccomp, "Compiled", _export_fails)
+    assert (type(seccomp.prepare()).__name__ == "Compiled") is (loaded == "compiled once")
     code = SECCOMP_PROBES.get(name) or SECCOMP_ALLOWED[name]
     pid = os.fork()
     if pid == 0:
