@@ -97,7 +97,7 @@ def test_a_retired_worker_s_cgroup_members_are_killed_at_once(fake_root):
     proc = subprocess.Popen(["sleep", "60"], start_new_session=True)
     cgroups.join([d], proc.pid)
     handle = object.__new__(WorkerHandle)                 # a handle whose worker itself is already gone
-    handle.token, handle.pid, handle.signalled = "w6", -1, True
+    handle.token, handle.pid, handle.signalled, handle.groups = "w6", -1, True, []
     try:
         handle.kill_now()
         assert proc.wait(timeout=10) == -signal.SIGKILL

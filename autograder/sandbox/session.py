@@ -114,7 +114,7 @@ class WorkerHandle:
     def __init__(self, server: ForkServer, limits: Limits):
         self.token = secrets.token_hex(8)
         self.limits = limits
-        self.signalled = False
+        self.signalled, self.groups = False, []
         self.workdir = server.root / self.token
         self.output_fd = _output_file()
         try:
@@ -175,12 +175,18 @@ class WorkerHandle:
         except OSError:
             return ""
 
+    def cgroups(self) -> list:
+        """The worker's cgroup folders, looked up once they exist (the worker creates them as it starts)."""
+        if not self.groups:
+            self.groups = cgroups.find(self.token)
+        return self.groups
+
     def kill_now(self) -> None:
         """SIGKILL the worker, its process group and every process in its cgroup at once, without
         waiting (``kill`` waits and makes sure). As the init of its PID namespace, the worker takes
         every process it started with it. The pid is signalled once only: the fork server reaps the
         worker, so later that pid may be another process's."""
-        for group in cgroups.find(self.token):
+        for group in self.cgroups():
             cgroups.signal_members(group)
         if self.signalled:
             return
@@ -193,7 +199,7 @@ class WorkerHandle:
 
     def kill(self) -> None:
         """SIGKILL the worker and everything it started; no process survives."""
-        groups = cgroups.find(self.token)
+        groups = self.cgroups()
         emptied = cgroups.kill_all(groups) if groups else False
         if os.geteuid() == 0 and not emptied:
             _kill_uid(layers.sandbox_uid(self.pid))
