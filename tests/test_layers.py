@@ -44,7 +44,12 @@ SECCOMP_PROBES = {
     "execve": "os.execv('/bin/true', ['true'])",
     "unix socket": "socket.socket(socket.AF_UNIX)",
     "unix datagram pair": "socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)",
+    "unix datagram pair, high bits in the family": "sv = (ctypes.c_int * 2)()\n_check(libc.syscall("
+        "53 if platform.machine() == 'x86_64' else 199, ctypes.c_ulong((1 << 32) | socket.AF_UNIX), "
+        "ctypes.c_ulong(socket.SOCK_DGRAM), ctypes.c_ulong(0), sv))",
     "netlink socket": "socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)",
+    "unix socket, high bits in the family": "_check(libc.syscall(41 if platform.machine() == 'x86_64' else 198, "
+        "ctypes.c_ulong((1 << 32) | socket.AF_UNIX), ctypes.c_ulong(socket.SOCK_STREAM), ctypes.c_ulong(0)))",
     "vsock": "socket.socket(40, socket.SOCK_STREAM)",
     "keyring": "_check(libc.syscall(250 if platform.machine() == 'x86_64' else 219, 0, -4, 0))",
     "shared memory": "_check(libc.shmget(0, 4096, 0o1600))",

@@ -37,6 +37,7 @@ DENIED = (
 CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
                     0x40000000, 0x00000080)    # NEWNS UTS IPC USER PID NET, NEWCGROUP, NEWTIME
 _SOCK_TYPE_MASK = 0xF
+_INT = 0xFFFFFFFF                  # the kernel reads socket families as ints: bits above 32 are ignored
 _OTHER_FAMILIES = [f for f in range(max(socket.AF_INET, socket.AF_INET6)) if f not in (socket.AF_INET, socket.AF_INET6)]
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
@@ -103,10 +104,10 @@ def _build():
     _rule(flt, sc.ERRNO(errno.ENOSYS), "clone3")
     for flag in CLONE_NAMESPACES:
         _rule(flt, deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
-    for family in _OTHER_FAMILIES:
-        _rule(flt, deny, "socket", sc.Arg(0, sc.EQ, family))
-    _rule(flt, deny, "socket", sc.Arg(0, sc.GT, max(socket.AF_INET, socket.AF_INET6)))
-    _rule(flt, deny, "socketpair", sc.Arg(0, sc.EQ, socket.AF_UNIX),
+    for family in _OTHER_FAMILIES:                # compared as the kernel reads them: the low 32 bits
+        _rule(flt, deny, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))
+    _rule(flt, deny, "socket", sc.Arg(0, sc.GT, max(socket.AF_INET, socket.AF_INET6)))     # high bits too
+    _rule(flt, deny, "socketpair", sc.Arg(0, sc.MASKED_EQ, _INT, socket.AF_UNIX),
           sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, socket.SOCK_DGRAM))
     return flt
 
