@@ -158,3 +158,30 @@ def test_a_batch_s_server_grades_with_ready_workers_exactly_as_without(server, t
         return [(c.grade_id, c.check, c.points, c.passed, c.message, c.diagnosis) for c in record.checks]
     assert shown(first) == shown(second) == shown(own)
     assert own.total < own.max_total
+
+
+def test_a_reply_the_grader_gave_up_on_is_never_taken_for_the_next_worker():
+    """A stalled fork server answers a spawn after the grader stopped waiting; the next spawn must not
+    read that reply as its own (its handle would carry another notebook's worker pid, and retiring it
+    would kill that worker). The late reply's worker is ended and its folder removed."""
+    server = ForkServer()
+    own = set(os.listdir(server.root))                    # the fork server's own files (matplotlib, IPython)
+    try:
+        server.reply_seconds = 0.5
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        threading.Timer(1.5, os.kill, (server.proc.pid, signal.SIGCONT)).start()
+        with pytest.raises(RuntimeError, match="not answering"):
+            server.worker(Limits())
+        time.sleep(2.5)                                   # the late reply waits on the control socket now
+        server.reply_seconds = 60.0
+        first, second = server.worker(Limits()), server.worker(Limits())
+        for handle in (first, second):
+            assert handle.run_cell("import os\nprint(os.readlink('/proc/self'))", 10)["ok"]
+            shown = handle.request({"op": "output"}, 5)[0]["stdout"].split()
+            assert int(shown[-1]) == handle.pid, "the handle names its own worker"
+        server.retire(second)
+        assert first.run_cell("y = 2", 10)["ok"], "ending one worker left the other alone"
+        server.retire(first)
+        assert wait_until(lambda: set(os.listdir(server.root)) <= own), "no worker folder left, nor the late one's"
+    finally:
+        server.close()

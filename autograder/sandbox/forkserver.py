@@ -4,7 +4,8 @@ and forks one sandboxed worker per submission.
 It holds nothing secret (no reference engine, rubric, hidden tests or
 gradebook; see ``autograder.sandbox``). The grader talks to it over a
 SOCK_SEQPACKET pair: a JSON request plus, through SCM_RIGHTS, the worker's end
-of a fresh socket pair; the reply names the worker's pid.
+of a fresh socket pair; the reply names the worker's pid and echoes the request's token (a grader
+that gave up waiting for one reply tells it from the next).
 
     python -m autograder.sandbox.forkserver CONTROL_FD SANDBOX_ROOT [PARENT_PID]
 
@@ -71,16 +72,18 @@ def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
             return
         if not msg:
             return
+        request = {}
         try:
             request = json.loads(msg)
             if request.get("op") != "spawn" or len(fds) != 2:
                 raise ValueError("bad request")
             reply = {"pid": _spawn(control, fds, request, root, shell, pid_namespaces)}
-        except (ValueError, KeyError, TypeError, OSError) as exc:
+        except (ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
             for fd in fds:
                 os.close(fd)
+        reply["token"] = request.get("token") if isinstance(request, dict) else None
         control.send(json.dumps(reply).encode())
 
 

@@ -55,6 +55,7 @@ class ForkServer:
         theirs.close()
         self.control = ours
         self.control.settimeout(60)
+        self.reply_seconds = 60.0
         self.lock = threading.Lock()                         # one spawn at a time (Dask runs threads)
         hello = json.loads(self.control.recv(65536) or b"{}")
         if not hello.get("ready"):
@@ -77,8 +78,8 @@ class ForkServer:
             request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict()}).encode()
             with self.lock:
                 socket.send_fds(self.control, [request], [worker_end.fileno(), output_fd])
-                reply = json.loads(self.control.recv(65536) or b"{}")
-        except OSError as exc:
+                reply = self._reply_to(token)
+        except (OSError, ValueError) as exc:
             grader_end.close()
             raise RuntimeError(f"the sandbox fork server is not answering ({exc})") from None
         finally:
@@ -87,6 +88,20 @@ class ForkServer:
             grader_end.close()
             raise RuntimeError(f"the fork server could not start a worker: {reply}")
         return int(reply["pid"]), grader_end
+
+    def _reply_to(self, token: str) -> dict:
+        """The fork server's reply for ``token``. A reply for an earlier request whose caller stopped
+        waiting (a stalled fork server) is skipped and its worker ended: read as ours, it would give
+        this handle another notebook's worker pid."""
+        deadline = time.monotonic() + self.reply_seconds
+        while True:
+            self.control.settimeout(max(deadline - time.monotonic(), 0.001))
+            reply = json.loads(self.control.recv(65536) or b"{}")
+            if not isinstance(reply, dict) or not reply:
+                raise OSError("the fork server hung up")
+            if reply.get("token") == token:
+                return reply
+            _abandon(self.root, reply.get("token"))
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -215,6 +230,15 @@ class WorkerHandle:
             os.close(self.output_fd)
             self.output_fd = -1
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _abandon(root: Path, token) -> None:
+    """End a worker nobody holds (its grader end was closed when its spawn gave up): it leaves when it
+    reads the hang-up; kill what its cgroup holds and remove its folder."""
+    if not isinstance(token, str) or not token.isalnum():
+        return
+    cgroups.kill_all(cgroups.find(token), timeout=2.0)
+    shutil.rmtree(root / token, ignore_errors=True)
 
 
 def _output_file() -> int:
