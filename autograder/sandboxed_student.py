@@ -9,8 +9,6 @@ fresh worker while the spawn budget lasts.
 """
 from __future__ import annotations
 
-import os
-import signal
 import threading
 import time
 
@@ -71,11 +69,7 @@ class SandboxedStudent:
         using it sees it die, cleans it up, and starts no other (``stop`` must be set first)."""
         worker = self.live
         if worker is not None:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(worker.pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            worker.kill_now()                 # never by a bare pid: this worker may have ended long ago
 
     # --- life cycle ------------------------------------------------------------------------
     def _remaining(self) -> float:

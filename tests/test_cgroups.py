@@ -5,6 +5,7 @@ checked on machines that only have v1, and the other way round; one test uses th
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import pytest
@@ -98,6 +99,7 @@ def test_a_retired_worker_s_cgroup_members_are_killed_at_once(fake_root):
     cgroups.join([d], proc.pid)
     handle = object.__new__(WorkerHandle)                 # a handle whose worker itself is already gone
     handle.token, handle.pid, handle.signalled, handle.groups = "w6", -1, True, []
+    handle.lock, handle.pidfd = threading.Lock(), None
     try:
         handle.kill_now()
         assert proc.wait(timeout=10) == -signal.SIGKILL

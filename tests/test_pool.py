@@ -185,3 +185,27 @@ def test_a_reply_the_grader_gave_up_on_is_never_taken_for_the_next_worker():
         assert wait_until(lambda: set(os.listdir(server.root)) <= own), "no worker folder left, nor the late one's"
     finally:
         server.close()
+
+
+def test_a_worker_that_ended_is_never_signalled_by_its_old_pid():
+    """Once the worker has ended, its pid may name another process (the fork server reaps it at once;
+    a student's fork loop can cycle the pids): killing it again (an abort after a notebook finished,
+    a clean-up behind) must not signal that pid or process group. Here a live process stands where
+    the ended worker's pid would be."""
+    import subprocess
+    from autograder.sandbox.session import WorkerHandle
+    ended = subprocess.Popen(["true"])
+    pidfd = os.pidfd_open(ended.pid)
+    ended.wait()
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    handle = object.__new__(WorkerHandle)
+    handle.token, handle.pid, handle.signalled, handle.groups = "0" * 16, bystander.pid, False, []
+    handle.lock, handle.pidfd = threading.Lock(), pidfd
+    try:
+        handle.kill_now()
+        time.sleep(0.3)
+        assert bystander.poll() is None, "the process that now has the old pid was left alone"
+    finally:
+        os.close(pidfd)
+        bystander.kill()
+        bystander.wait()

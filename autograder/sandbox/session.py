@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import shutil
 import signal
 import socket
@@ -137,6 +138,7 @@ class WorkerHandle:
         except BaseException:
             os.close(self.output_fd)
             raise
+        self.lock, self.pidfd = threading.Lock(), _pidfd(self.pid)
         self.reader = rpc.FrameReader(self.sock.fileno())
         try:
             self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
@@ -198,19 +200,29 @@ class WorkerHandle:
 
     def kill_now(self) -> None:
         """SIGKILL the worker, its process group and every process in its cgroup at once, without
-        waiting (``kill`` waits and makes sure). As the init of its PID namespace, the worker takes
-        every process it started with it. The pid is signalled once only: the fork server reaps the
-        worker, so later that pid may be another process's."""
+        waiting (``kill`` waits and makes sure); safe from any thread, any number of times. As the
+        init of its PID namespace, the worker takes every process it started with it. Its pid is
+        signalled once, through a pidfd, and only while the worker lives: the fork server reaps it, so
+        afterwards that pid may be another process's (another student's worker, even)."""
         for group in self.cgroups():
             cgroups.signal_members(group)
-        if self.signalled:
-            return
-        self.signalled = True
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(self.pid, signal.SIGKILL)
-            except OSError:
-                pass
+        with self.lock:
+            if self.signalled:
+                return
+            self.signalled = True
+            if self.pidfd is not None and _exited(self.pidfd):
+                return
+            for kill in (os.killpg, self._kill_pid):
+                try:
+                    kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    def _kill_pid(self, pid: int, sig: int) -> None:
+        if self.pidfd is not None:
+            signal.pidfd_send_signal(self.pidfd, sig)
+        else:
+            os.kill(pid, sig)
 
     def kill(self) -> None:
         """SIGKILL the worker and everything it started; no process survives."""
@@ -226,6 +238,10 @@ class WorkerHandle:
 
     def cleanup(self) -> None:
         self.kill()
+        with self.lock:
+            if self.pidfd is not None:
+                os.close(self.pidfd)
+                self.pidfd = None
         if self.output_fd >= 0:
             os.close(self.output_fd)
             self.output_fd = -1
@@ -239,6 +255,20 @@ def _abandon(root: Path, token) -> None:
         return
     cgroups.kill_all(cgroups.find(token), timeout=2.0)
     shutil.rmtree(root / token, ignore_errors=True)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A descriptor that names this process for good (None where pidfds are missing). The worker was
+    just started and has not answered yet, so the pid is still its own."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+def _exited(pidfd: int) -> bool:
+    """A pidfd becomes readable when its process has ended."""
+    return bool(select.select([pidfd], [], [], 0)[0])
 
 
 def _output_file() -> int:
