@@ -29,10 +29,9 @@ from autograder.nbgrader_cli import run_nbgrader  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
 from autograder.submissions import write_submission  # noqa: E402
 
-HONEST = ["correct-1", "correct-einsum", "no-scaling", "mask-after-softmax", "scale-by-dk", "dtype-ignored",
-          "cross-causal-mask", "mask-missing", "correct-finite-mask", "crossover-off-by-one",
-          "softmax-wrong-axis", "unfinished-ex4", "correct-2", "expansion-missing", "weights-transposed",
-          "future-visible", "correct-3", "no-max-subtraction", "linear-in-n", "correct-float32"]
+# every honest student of the sample class (correct and buggy work; not the hostile or damaged ones), in
+# its order: taken from the sample class so that the list cannot go stale when the fixtures change
+HONEST = [s for s in sample_class.students() if not s.startswith(("hostile-", "damaged-"))]
 
 
 def make_course(where: Path, students: list[str]) -> Path:
