@@ -34,6 +34,7 @@ def running(pid: int) -> bool:
 @pytest.fixture
 def pooled():
     server = ForkServer(ready=2)
+    server.pool.idle_seconds = 120.0                      # a loaded machine never lets it go idle mid-test
     yield server
     server.close()
 
@@ -110,6 +111,7 @@ def test_retire_kills_at_once_and_cleans_up_behind(pooled, monkeypatch):
 
 def test_close_ends_every_ready_worker_and_finishes_every_clean_up():
     server = ForkServer(ready=3)
+    server.pool.idle_seconds = 120.0
     retired = server.worker(Limits())
     assert retired.run_cell("z = 2", 10)["ok"]
     assert wait_until(lambda: len(server.pool.ready) == 3)
@@ -144,6 +146,7 @@ def test_a_batch_s_server_grades_with_ready_workers_exactly_as_without(server, t
     from sandbox_helpers import WRONG_MASK, ex2_notebook
     folder = ex2_notebook(tmp_path, "pooled", WRONG_MASK).parent
     ahead = grading_server()
+    ahead.pool.idle_seconds = 120.0
     try:
         first = grade_submission(folder, course=ROOT, student_id="pooled", server=ahead)
         assert wait_until(lambda: len(ahead.pool.ready) == ahead.pool.size == len(NOTEBOOKS))
