@@ -155,3 +155,18 @@ def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_pat
     assert row["seconds_late"] == row["late_penalty"] == "unknown"
     page = (tmp_path / "out" / "feedback" / "ada" / "index.html").read_text()
     assert "lateness unknown: the gradebook could not be updated" in page
+
+
+@pytest.mark.parametrize("late, shown", [
+    (Lateness(unknown="lateness unknown: the gradebook could not be updated"),
+     "lateness unknown: the gradebook could not be updated"),
+    (Lateness(note="submission time unknown: timestamp.txt is damaged"),
+     "submission time unknown: timestamp.txt is damaged"),
+])
+def test_the_pages_nbgrader_delivers_never_hide_why_lateness_is_unknown(late, shown):
+    """The per-notebook pages (what release_feedback hands out) say what the whole page says."""
+    from autograder.outputs.nbfeedback import notebook_html
+    from autograder.records import CheckResult, Record
+    record = Record("ada", [CheckResult("ex1_softmax", "rows_sum_to_one", "correctness", 2, 2, True, "ok")])
+    page = notebook_html(record, "ex1_attention", late)
+    assert shown in page and "Score: 2 / 2" in page

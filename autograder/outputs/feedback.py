@@ -40,6 +40,18 @@ def _summary(record: Record, late: Lateness | None) -> str:
             f'{table(["notebook", "points", "main problem and its fix"], rows)}</section>')
 
 
+def review_block(record: Record) -> str:
+    """Why an instructor will look at the submission ("" when nothing needs review)."""
+    if not record.needs_review:
+        return ""
+    items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
+    return f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>'
+
+
+def checks_table(checks) -> str:
+    return table(["cell", "check", "result", "points", "what to change"], check_rows(checks))
+
+
 def check_rows(checks):
     """One row per check; a failed check's advice without what an earlier check of its cell said."""
     checks = list(checks)
@@ -64,12 +76,7 @@ def plots(checks) -> list[str]:
 
 
 def feedback_html(record: Record, late: Lateness | None = None) -> str:
-    parts = [_summary(record, late)]
-    if record.needs_review:
-        items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
-        parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
-    parts.append("<h2>Every check</h2>")
-    parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(record.checks)))
+    parts = [_summary(record, late), review_block(record), "<h2>Every check</h2>", checks_table(record.checks)]
     parts += plots(record.checks)
     if record.notes:
         parts.append("<h2>Errors in your notebook</h2><ul>" +

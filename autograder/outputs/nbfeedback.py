@@ -16,10 +16,9 @@ from pathlib import Path
 from ..course import Course
 from ..lateness import Lateness
 from ..records import Record, atomic_write
-from ..rubric import notebook_of
 from ..timestamps import read_small
-from .feedback import check_rows, plots, start_here
-from .html import page, table
+from .feedback import checks_table, plots, review_block, start_here
+from .html import page
 
 SECRET = "submission_secret.txt"
 _HEX = re.compile(rb"[0-9a-f]{16,256}")
@@ -34,7 +33,7 @@ def write_notebook_feedback(course: Course, assignment: str, record: Record,
     """Every notebook's page for one student; a note when nbgrader will not be able to deliver them."""
     student = record.student_id
     folder = feedback_folder(course, student, assignment)
-    for notebook in sorted({notebook_of(c.grade_id) for c in record.checks}):
+    for notebook in sorted(record.notebooks):
         atomic_write(folder / f"{notebook}.html", notebook_html(record, notebook, lateness))
     submitted = course.root / "submitted" / student / assignment
     atomic_write(folder / "timestamp.txt", lateness.submitted if lateness else "")
@@ -56,16 +55,14 @@ def _secret(path: Path) -> bytes | None:
 
 
 def notebook_html(record: Record, notebook: str, lateness: Lateness | None) -> str:
-    checks = [c for c in record.checks if notebook_of(c.grade_id) == notebook]
-    earned, most = sum(c.points for c in checks), sum(c.max_points for c in checks)
+    checks = [c for c in record.checks if c.notebook == notebook]
+    score = record.notebooks[notebook]
     penalty = (lateness.penalties.get(notebook, 0.0) if lateness else 0.0)
-    parts = [f"<p><strong>Score: {earned - penalty:g} / {most}</strong></p>"]
+    parts = [f"<p><strong>Score: {score.earned - penalty:g} / {score.max}</strong></p>"]
+    when = lateness.describe() if lateness else ""
     if lateness and lateness.seconds_late > 0:
-        parts.append(f"<p>Late: {escape(lateness.describe())}; on this notebook {penalty:g} points.</p>")
-    parts.append(start_here(checks))
-    if record.needs_review:
-        items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
-        parts.append(f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>')
-    parts.append(table(["cell", "check", "result", "points", "what to change"], check_rows(checks)))
-    parts += plots(checks)
+        parts.append(f"<p>Late: {escape(when)}; on this notebook {penalty:g} points.</p>")
+    elif when:                                  # lateness unknown, or a note on the time: never silence
+        parts.append(f"<p>Submission time: {escape(when)}.</p>")
+    parts += [start_here(checks), review_block(record), checks_table(checks), *plots(checks)]
     return page(f"Feedback for {record.student_id}: {notebook}.ipynb", "\n".join(parts))
