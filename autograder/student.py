@@ -95,13 +95,20 @@ def helper_message(name: str, notebook: str | None, kind: str, origin: str | Non
                    missing: str | None) -> str | None:
     """A stub or missing *helper* (another function ``name`` calls), named with its notebook; else None."""
     nb = f"{notebook}.ipynb" if notebook else "this notebook"
-    if kind == "NameError" and isinstance(missing, str) and missing.isidentifier():
+    if kind == "NameError" and isinstance(missing, str) and missing in _exercise_functions():
         return (f"`{name}` in {nb} uses `{missing}`, which that notebook does not define: each notebook "
                 f"runs on its own, so define `{missing}` in {nb} too.")
     if kind == "NotImplementedError" and origin and origin != name and origin.isidentifier():
         return (f"`{name}` in {nb} calls `{origin}`, which in that notebook still raises NotImplementedError: "
                 f"each notebook runs on its own, so write `{origin}` in {nb} too.")
     return None
+
+
+def _exercise_functions() -> frozenset[str]:
+    """The assignment's functions: a missing one is a helper another notebook defines; any other missing
+    name (a typo in the student's own variable) keeps Python's own message."""
+    from .rubric import FUNCTIONS                    # the rubric's checks import this module
+    return frozenset(n for names in FUNCTIONS.values() for n in names)
 
 
 def call_all(student, name: str, arg_list: list[tuple]) -> list:

@@ -102,6 +102,13 @@ def test_missing_helper_is_named_with_its_notebook():
     assert all(m.startswith(want) for m in messages(record, "ex4_cross")), messages(record, "ex4_cross")
 
 
+def test_a_typo_in_the_students_own_name_keeps_pythons_message():
+    def softmax(x, axis=-1):
+        return np.exp(x - mx)                                          # noqa: F821 - the student's typo
+    record = autograder.grade_namespace({"softmax": softmax}, "s")
+    assert all(m == "`softmax` raised NameError: name 'mx' is not defined" for m in messages(record, "ex1_softmax"))
+
+
 def test_other_errors_keep_their_own_message():
     def softmax(x, axis=-1):
         raise ValueError("boom")
