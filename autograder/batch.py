@@ -119,14 +119,6 @@ _KINDS = {stat.S_IFREG: "a plain file", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "
           stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
 
 
-def _lexists(path: Path) -> bool:
-    try:
-        os.lstat(path)
-        return True
-    except OSError:
-        return False
-
-
 def stray_entries(root: Path) -> list[str]:
     """A note for each entry of submitted/ that is not a student folder (a FIFO, a file, ...): not graded."""
     try:
@@ -141,7 +133,7 @@ def discover(course: Path, assignment: str, only: list[str] | None = None) -> li
     """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
     that is not a folder is graded as a record for review (``grade_one``), never left out."""
     root = course / "submitted"
-    found = sorted(p.name for p in root.iterdir() if p.is_dir() and _lexists(p / assignment)) if root.is_dir() else []
+    found = sorted(p.name for p in root.iterdir() if p.is_dir() and os.path.lexists(p / assignment)) if root.is_dir() else []
     if not found:
         raise ValueError(f"no submissions found: expected folders {root}/<student>/{assignment}/ "
                          f"(nbgrader's layout: `nbgrader collect {assignment}` in the course folder puts them "

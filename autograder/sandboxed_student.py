@@ -45,7 +45,6 @@ class SandboxedStudent:
         self.upto = 0                        # the notebook's position: how many of ``cells`` have been reached
         self.ran = 0                         # how many of them the current worker has run
         self.worker: WorkerHandle | None = None
-        self.live: WorkerHandle | None = None     # the worker in use, while it runs the cells too
         self.stop = stop or threading.Event()
         self.defined: set[str] = set()
         if start:
@@ -67,7 +66,7 @@ class SandboxedStudent:
     def abort(self) -> None:
         """From another thread: end this notebook's grading now. The worker is SIGKILLed; the thread
         using it sees it die, cleans it up, and starts no other (``stop`` must be set first)."""
-        worker = self.live
+        worker = self.worker
         if worker is not None:
             worker.kill_now()                 # never by a bare pid: this worker may have ended long ago
 
@@ -85,7 +84,7 @@ class SandboxedStudent:
             except (RuntimeError, WorkerDied) as exc:
                 self.events.append(f"The sandbox could not start a worker ({exc}).")
                 return
-            self.live, self.status = worker, worker.status
+            self.status = worker.status
             self.worker, self.ran = worker, 0
             self.defined = set()
             self._advance()

@@ -43,7 +43,8 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str) -
     times = submission_times(course, assignment, [r.student_id for r in records])
     storable = [r for r in records if _is_text(r.student_id)]
     errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
-              "gradebook cannot hold; enter this student's grade by hand" for r in records if r not in storable]
+              "gradebook cannot hold; enter this student's grade by hand" for r in records
+              if not _is_text(r.student_id)]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
         gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}) or {}))
