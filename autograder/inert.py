@@ -19,9 +19,19 @@ _CSV_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def visible_bytes(text: str) -> str:
+    """Undecodable bytes (kept by Python as lone surrogates, e.g. from a non-UTF-8 file name) shown as
+    ``\\xff``: a surrogate cannot be written to a strict UTF-8 stream, and its byte may be a C1 control."""
+    return _SURROGATES.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}" if ord(m.group()) >= 0xDC80
+                           else f"\\u{ord(m.group()):04x}", text)
+
+
 def terminal(text: object) -> str:
     """``text`` with escape sequences and control characters removed (newlines and tabs kept)."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", str(text)))
+    return _CONTROLS.sub("", _ESCAPES.sub("", visible_bytes(str(text))))
 
 
 def one_line(text: object) -> str:
@@ -31,7 +41,7 @@ def one_line(text: object) -> str:
 
 def shown(name: object, limit: int = 80) -> str:
     """A student-chosen name for a message: quoted, escapes visible, at most ``limit`` characters."""
-    text = str(name).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    text = visible_bytes(str(name))
     text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\x1b", "\\x1b"))
     if len(text) > limit:
         text = text[: limit - 3] + "..."
@@ -47,8 +57,7 @@ def csv_cell(value: object) -> object:
     """
     if isinstance(value, str):
         quote = "'" if value.startswith(_FORMULA_START) else ""
-        text = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")   # undecodable bytes
-        return quote + _CSV_CONTROLS.sub("", text)
+        return quote + _CSV_CONTROLS.sub("", visible_bytes(value))
     return value
 
 

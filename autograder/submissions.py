@@ -12,6 +12,8 @@ from pathlib import Path
 
 import nbformat
 
+from .inert import visible_bytes
+
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^def (\w+)\(", re.M)
 
@@ -79,4 +81,4 @@ def write_submission(release_dir: Path, source_dir: Path, dest: Path,
 
 def _printable(name: str) -> str:
     """A folder name as text JSON can hold (bytes that are not UTF-8 shown as escapes)."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return visible_bytes(name)

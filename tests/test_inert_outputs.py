@@ -143,3 +143,13 @@ def test_a_class_of_odd_ids_is_graded_whole(tmp_path):
         assert (tmp_path / "out/feedback" / student / "index.html").exists()
         _strict_json((tmp_path / "out/results" / student / "results.json").read_text())
     assert all(len(os.fsencode(p.name)) <= 255 for p in Path(tmp_path / "out").rglob("*"))
+
+
+def test_a_non_utf8_id_reaches_the_terminal_as_visible_escapes():
+    """A folder name with bytes that are not UTF-8 (0x9b is CSI on 8-bit terminals) is shown as
+    ``\\x9b``: no raw byte reaches the terminal, and a strict UTF-8 stdout can still print it."""
+    from autograder.textreport import summary_table
+    table = summary_table([failed_record("bad\udcff\udc9bid", "stands for a graded submission")])
+    assert "bad\\xff\\x9bid" in table
+    table.encode("utf-8")                                         # strict: raises on a lone surrogate
+    assert terminal("a\ud800b") == "a\\ud800b" and csv_cell("\udcff") == "\\xff"
