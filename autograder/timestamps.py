@@ -26,7 +26,9 @@ class Submitted:
     note: str | None = None             # why ``at`` is missing when the file was there but unusable
 
     def text(self) -> str:
-        return self.at.strftime(FORMAT) if self.at else ""
+        """As nbgrader writes it. The year is always four digits: strftime writes year 31 as "31",
+        which nbgrader's parser then reads as another date or not at all."""
+        return f"{self.at.year:04d}{self.at.strftime(FORMAT[2:])}" if self.at else ""
 
 
 def read_timestamp(folder: Path) -> Submitted:

@@ -1,10 +1,11 @@
 """timestamp.txt: parsed as nbgrader parses it; hostile files give a note, never a crash or a stray read."""
 import os
 import threading
+from datetime import datetime
 
 import pytest
 
-from autograder.timestamps import MAX_BYTES, parse_utc, read_timestamp
+from autograder.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp
 
 VALID = ["2026-11-30 12:00:00.123456 UTC", "2026-11-30 12:00:00 America/Los_Angeles", "2026-11-30 12:00:00 PST",
          "2026-11-30 12:00:00 -0800", "2026-11-30T12:00:00+02:00", "2026-11-30 12:00:00", "2026-11-30 12:00:00 +5",
@@ -54,3 +55,13 @@ def test_hostile_timestamp_gives_a_note(tmp_path, make, says):
     worker.join(10)                                   # a FIFO with no writer must not block
     assert done, "read_timestamp blocked"
     assert done[0].at is None and says in done[0].note and "lateness was not checked" in done[0].note
+
+
+@pytest.mark.parametrize("year", [1, 27, 31, 999, 2026])
+def test_a_time_written_back_reads_the_same_in_nbgrader(year):
+    """What we write into the gradebook for a student's timestamp.txt, nbgrader's parse_utc reads back
+    as the same time (year 31 written as "31-06-15" broke the gradebook update for the whole class)."""
+    from nbgrader.utils import parse_utc
+    at = datetime(year, 6, 15, 1, 2, 3)
+    text = Submitted(at=at).text()
+    assert text.startswith(f"{year:04d}-06-15") and parse_utc(text).replace(tzinfo=None) == at
