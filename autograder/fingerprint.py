@@ -19,6 +19,7 @@ import json
 from importlib import metadata
 from pathlib import Path
 
+from .intake.expected import CourseError
 from .rubric import NOTEBOOKS, RUBRIC, cell_max
 
 DISTRIBUTION = "attention-course"
@@ -45,8 +46,9 @@ def _code_hash(module_file: str) -> str:
     return hashlib.sha256(Path(module_file).read_bytes()).hexdigest()
 
 
-def _nbgrader(cell: dict) -> dict:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
+def _nbgrader(cell) -> dict:
+    meta = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
     return meta if isinstance(meta, dict) else {}
 
 
@@ -60,10 +62,14 @@ def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
 def _grade_cells(versions: tuple) -> dict[str, dict[str, dict]]:
     out: dict[str, dict[str, dict]] = {}
     for path, _, _ in versions:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        out[path.stem] = {_nbgrader(c)["grade_id"]: {"points": _nbgrader(c).get("points"),
-                                                     "source": "".join(c.get("source", ""))}
-                          for c in cells if _nbgrader(c).get("grade") and _nbgrader(c).get("grade_id")}
+        try:                                        # read as intake reads the course (a BOM is fine)
+            cells = json.loads(path.read_text(encoding="utf-8-sig"))["cells"]
+            out[path.stem] = {_nbgrader(c)["grade_id"]: {"points": _nbgrader(c).get("points"),
+                                                         "source": "".join(c.get("source", ""))}
+                              for c in cells if _nbgrader(c).get("grade") and _nbgrader(c).get("grade_id")}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CourseError(f"the course's notebook {path} could not be read ({type(exc).__name__}: "
+                              f"{str(exc)[:120]}); fix it before grading") from None
     return out
 
 

@@ -133,3 +133,23 @@ def test_grading_stops_when_rubric_and_course_disagree(tmp_path):
     _set_points(course / "source/ch04_attention", "ex1_attention", "ex1_softmax", 4)
     with pytest.raises(ValueError, match="ex1_softmax is worth 4 points but the rubric gives it 3"):
         grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
+
+
+@pytest.mark.parametrize("damage", ["bom", "cell not an object", "no cells"])
+def test_a_course_notebook_the_fingerprint_cannot_read_is_named(tmp_path, damage):
+    """The fingerprint reads the course's source notebooks as intake does: a BOM is fine; anything
+    unreadable stops with the file's name and what to do, not a bare parser error."""
+    from autograder.fingerprint import grade_cells
+    from autograder.intake.expected import CourseError
+    path = tmp_path / "ex1_attention.ipynb"
+    text = (ROOT / "source/ch04_attention/ex1_attention.ipynb").read_text()
+    if damage == "bom":
+        path.write_text("\ufeff" + text, encoding="utf-8")
+        assert grade_cells(tmp_path)["ex1_attention"]
+        return
+    path.write_text('{"cells": ["oops", 3]}' if damage == "cell not an object" else "{}")
+    if damage == "cell not an object":
+        assert grade_cells(tmp_path) == {"ex1_attention": {}}
+        return
+    with pytest.raises(CourseError, match="ex1_attention.ipynb could not be read.*fix it before grading"):
+        grade_cells(tmp_path)
