@@ -170,3 +170,18 @@ def test_the_pages_nbgrader_delivers_never_hide_why_lateness_is_unknown(late, sh
     record = Record("ada", [CheckResult("ex1_softmax", "rows_sum_to_one", "correctness", 2, 2, True, "ok")])
     page = notebook_html(record, "ex1_attention", late)
     assert shown in page and "Score: 2 / 2" in page
+
+
+@pytest.mark.parametrize("earned, why", [({"one_cell": 3.0, "three_cell": 1.0}, "no grade cell 'three_cell'"),
+                                         ({"one_cell": 5.0}, "one_cell scores 5 over its maximum 4")])
+def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path, earned, why):
+    """A gradebook whose grade cells are missing (an autograde that found no notebooks left empty
+    submissions) or smaller than the rubric's (points raised without generate_assignment --force) would
+    silently hold zeros or scores over the maximum: the writer writes nothing and says what to do."""
+    from autograder.outputs.gradebook_writer import write_scores
+    course = _course(tmp_path, "")
+    with _gradebook(tmp_path, datetime(2026, 11, 2, 11)) as gb:
+        with pytest.raises(SystemExit, match=f"{why}.*generate_assignment hw --force"):
+            write_scores(gb, "hw", [{"student": "ada", "review": False, "earned": earned}], LatePenalties(course))
+        gb.db.rollback()
+        assert [g.auto_score for nb in gb.find_submission("hw", "ada").notebooks for g in nb.grades] == [3.0, 3.0]

@@ -63,16 +63,31 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
 
 def write_scores(gb, assignment: str, scores: list[dict], late: LatePenalties) -> dict:
     """Scores and submission times as ``nbgrader autograde`` records them; then its late penalties."""
+    unfit = []
     for s in scores:
         submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                grade.auto_score = float(s["earned"].get(grade.name, 0))
-                grade.needs_manual_grade = s["review"] and grade.max_score > 0
+        cells = {grade.name: grade for notebook in submission.notebooks for grade in notebook.grades}
+        unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in cells]
+        for name, grade in cells.items():
+            grade.auto_score = float(s["earned"].get(name, 0))
+            grade.needs_manual_grade = s["review"] and grade.max_score > 0
+            if grade.auto_score > grade.max_score:
+                unfit.append(f"{s['student']}: {name} scores {grade.auto_score:g} over its maximum {grade.max_score:g}")
+    if unfit:
+        raise SystemExit(_unfit_message(assignment, unfit))   # before any commit: nothing is written
     gb.db.commit()
     lateness = {s["student"]: late.assign(gb, assignment, s["student"]) for s in scores}
     gb.db.commit()
     return lateness
+
+
+def _unfit_message(assignment: str, unfit: list[str]) -> str:
+    more = f" and {len(unfit) - 3} more" if len(unfit) > 3 else ""
+    return (f"the gradebook does not hold {assignment} as the rubric grades it ({'; '.join(unfit[:3])}{more}), "
+            f"so nothing was written to it. Its grade cells come from `nbgrader generate_assignment "
+            f"{assignment} --force`, which nbgrader refuses while submissions are recorded (an earlier "
+            "autograde that found no notebooks leaves empty ones): remove them or start a new gradebook, run "
+            "generate_assignment --force, then `grade --resume`. grades.csv and the feedback are written.")
 
 
 def _submission(gb, assignment: str, student: str, submitted: str | None):
