@@ -14,7 +14,7 @@ _EXPORTS = {
     "CheckResult": "autograder.records",
     "RUBRIC": "autograder.rubric",
     "max_total": "autograder.rubric",
-    "grade_submission": "autograder.hardened",
+    "grade_submission": "autograder.run.hardened",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -8,8 +8,8 @@ from .inert import one_line, terminal
 
 
 def _demo(args) -> int:
-    from .demo import DemoError, run_demo
-    from .lifecycle import Stop, stop_on_signals
+    from .samples.demo import DemoError, run_demo
+    from .run.lifecycle import Stop, stop_on_signals
     try:
         with stop_on_signals():
             run_demo(workdir=args.dir, workers=args.workers)
@@ -22,8 +22,8 @@ def _demo(args) -> int:
 
 
 def _grade(args) -> int:
-    from .batch import grade_batch
-    from .lifecycle import Stop, stop_on_signals
+    from .run.batch import grade_batch
+    from .run.lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
         with stop_on_signals():
@@ -60,7 +60,7 @@ def _stopped(args, stop) -> str:
     import shlex
     from pathlib import Path
 
-    from .batch import BatchStopped
+    from .run.batch import BatchStopped
     if not isinstance(stop, BatchStopped):
         return f"stopped by {stop.name} before grading started"
     command = [sys.executable, "-m", "autograder", "grade", "--course", str(Path(args.course).resolve()),
@@ -78,7 +78,7 @@ def _stopped(args, stop) -> str:
 def _release(args) -> int:
     from pathlib import Path
 
-    from .release import execute_sources, generate_release
+    from .course.release import execute_sources, generate_release
     try:
         if args.execute_source:
             for path in execute_sources(Path(args.course), args.assignment):
@@ -90,8 +90,8 @@ def _release(args) -> int:
 
 
 def _check(args) -> int:
-    from .hardened import grade_submission
-    from .lifecycle import Stop, stop_on_signals
+    from .run.hardened import grade_submission
+    from .run.lifecycle import Stop, stop_on_signals
     from .textreport import check_table
     try:
         with stop_on_signals():
@@ -107,7 +107,7 @@ def _check(args) -> int:
 
 
 def _init(args) -> int:
-    from .init import CourseExists, init_course, next_steps
+    from .course.create import CourseExists, init_course, next_steps
     try:
         result = init_course(args.dir, force=args.force, merge=args.merge)
     except CourseExists as exc:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .course import find_course, load_course
+from .course.settings import find_course, load_course
 from .grading import run_cell
 from .seeds import student_seed
 

@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .inert import json_safe
-from .rubric import CATEGORIES, notebook_of
+from .assignment import CATEGORIES, notebook_of
 
 INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
 _PLAIN_NAME_BYTES = 200          # ids longer than this get a shortened name with a digest

@@ -11,8 +11,6 @@ from typing import Callable
 
 from .checks import ex1_attention, ex1_softmax, ex2_causal, ex2_mask, ex3_memory, ex4_cross
 
-CATEGORIES = ("correctness", "masking", "memory")
-
 
 @dataclass(frozen=True)
 class Item:
@@ -64,20 +62,6 @@ RUBRIC: dict[str, list[Item]] = {
     ],
 }
 
-# Which notebook each grade cell lives in, and which functions a notebook defines.
-NOTEBOOKS = {
-    "ex1_attention": ("ex1_softmax", "ex1_attention"),
-    "ex2_causal_mask": ("ex2_mask", "ex2_causal"),
-    "ex3_memory": ("ex3_memory", "ex3_crossover"),
-    "ex4_cross_attention": ("ex4_cross",),
-}
-FUNCTIONS = {
-    "ex1_attention": ("softmax", "scaled_dot_product_attention"),
-    "ex2_causal_mask": ("softmax", "causal_mask", "causal_attention"),
-    "ex3_memory": ("attention_memory_bytes", "ffn_memory_bytes", "crossover_length"),
-    "ex4_cross_attention": ("softmax", "cross_attention"),
-}
-
 
 def cell_max(grade_id: str) -> int:
     return sum(item.points for item in RUBRIC[grade_id])
@@ -85,7 +69,3 @@ def cell_max(grade_id: str) -> int:
 
 def max_total() -> int:
     return sum(cell_max(g) for g in RUBRIC)
-
-
-def notebook_of(grade_id: str) -> str:
-    return next(nb for nb, ids in NOTEBOOKS.items() if grade_id in ids)

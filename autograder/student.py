@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .assignment import FUNCTIONS
 from .sandbox.origin import raised_in
 
 MAX_MESSAGE = 300
@@ -107,7 +108,6 @@ def helper_message(name: str, notebook: str | None, kind: str, origin: str | Non
 def _exercise_functions() -> frozenset[str]:
     """The assignment's functions: a missing one is a helper another notebook defines; any other missing
     name (a typo in the student's own variable) keeps Python's own message."""
-    from .rubric import FUNCTIONS                    # the rubric's checks import this module
     return frozenset(n for names in FUNCTIONS.values() for n in names)
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder import sample_class  # noqa: E402
-from autograder.nbgrader_cli import run_nbgrader  # noqa: E402
+from autograder.samples import sample_class  # noqa: E402
+from autograder.course.nbgrader_cli import run_nbgrader  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
-from autograder.submissions import write_submission  # noqa: E402
+from autograder.samples.synthetic import write_submission  # noqa: E402
 
 # every honest student of the sample class (correct and buggy work; not the hostile or damaged ones), in
 # its order: taken from the sample class so that the list cannot go stale when the fixtures change

@@ -24,11 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import run_cell  # noqa: E402
-from autograder.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
+from autograder.run.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
 from autograder.rubric import RUBRIC  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
-from autograder.sandbox.session import ForkServer  # noqa: E402
-from autograder.submissions import reference_answers, write_submission  # noqa: E402
+from autograder.sandbox.forkclient import ForkServer  # noqa: E402
+from autograder.samples.synthetic import reference_answers, write_submission  # noqa: E402
 
 
 def one(folder: Path, server: ForkServer) -> tuple[float, float]:

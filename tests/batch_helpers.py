@@ -6,9 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
-from autograder import sample_class
-from autograder.nbgrader_cli import run_nbgrader
-from autograder.submissions import write_submission
+from autograder.samples import sample_class
+from autograder.course.nbgrader_cli import run_nbgrader
+from autograder.samples.synthetic import write_submission
 from conftest import ROOT
 
 SMALL = ["correct-1", "correct-einsum", "no-scaling", "mask-after-softmax", "damaged-missing-notebook",

@@ -16,7 +16,7 @@ NOTEBOOKS = ["ex1_attention", "ex2_causal_mask", "ex3_memory", "ex4_cross_attent
 @pytest.fixture(scope="session")
 def server():
     """One sandbox fork server for the tests that grade submissions directly."""
-    from autograder.sandbox.session import ForkServer
+    from autograder.sandbox.forkclient import ForkServer
     fork_server = ForkServer()
     yield fork_server
     fork_server.close()

@@ -11,8 +11,8 @@ from functools import lru_cache
 import nbformat
 import numpy as np
 
-from autograder.sample_class import overrides_from_source
-from autograder.submissions import fill_notebook, reference_answers
+from autograder.samples.sample_class import overrides_from_source
+from autograder.samples.synthetic import fill_notebook, reference_answers
 from conftest import RELEASE, SOURCE, TESTS
 
 

@@ -5,9 +5,9 @@ import os
 import time
 from pathlib import Path
 
-from autograder.hardened import grade_submission
+from autograder.run.hardened import grade_submission
 from autograder.sandbox.limits import Limits
-from autograder.submissions import write_submission
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 
 FAST = Limits(cell_seconds=4, call_seconds=4, total_seconds=40, spawns=3)

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import adversarial
-from autograder.batch import grade_batch
-from autograder.nbgrader_cli import run_nbgrader
+from autograder.run.batch import grade_batch
+from autograder.course.nbgrader_cli import run_nbgrader
 from autograder.sandbox import cgroups
-from autograder.submissions import write_submission
+from autograder.samples.synthetic import write_submission
 from batch_helpers import gradebook_in, make_class
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, lasting_processes, probe
 

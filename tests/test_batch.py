@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from autograder.batch import grade_batch
+from autograder.run.batch import grade_batch
 from autograder.outputs.csvout import COLUMNS
 from batch_helpers import SMALL, export_gradebook, gradebook_in, make_class, read_csv, records
 from browser_helpers import FLAGS, browser

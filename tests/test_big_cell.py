@@ -17,7 +17,7 @@ def test_a_cell_of_two_megabytes_defines_its_function(tmp_path, server):
 
 
 def test_a_cell_over_the_frame_cap_is_skipped_with_its_size(tmp_path, server, monkeypatch):
-    import autograder.sandboxed_student as sandboxed
+    import autograder.run.sandboxed_student as sandboxed
     monkeypatch.setattr(sandboxed, "MAX_PAYLOAD", 1 << 20)          # stands for 256 MiB: same rule, less memory
     path = ex2_notebook(tmp_path, "huge-cell", "# " + "x" * (3 << 20) + "\n" + RIGHT_MASK)
     record = grade(path, server)

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from autograder.progress import Progress
-from autograder.submissions import write_submission
+from autograder.run.progress import Progress
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 
 

@@ -1,11 +1,11 @@
-"""autograder.course: the course's settings read (never run), its assignments, its student and gradebook."""
+"""autograder.course.settings: the course's settings read (never run), its assignments, its student and gradebook."""
 import subprocess
 import sys
 
 import pytest
 
-from autograder import resources
-from autograder.course import (DEFAULT_COURSE_ID, assignments, choose_assignment, find_course,
+from autograder.course import resources
+from autograder.course.settings import (DEFAULT_COURSE_ID, assignments, choose_assignment, find_course,
                                infer_assignment, infer_student, load_course, resolve_db_url, unusable_settings)
 from autograder.seeds import student_seed
 from conftest import ROOT
@@ -125,7 +125,7 @@ def test_plain_folders_other_than_the_graders_are_refused(tmp_path):
 
 
 def test_grade_stops_on_a_computed_gradebook_before_grading(tmp_path):
-    from autograder.batch import grade_batch
+    from autograder.run.batch import grade_batch
     course = _course(tmp_path / "c", COMPUTED.replace("c.CourseDirectory.submitted_directory", "X"))
     (course / "submitted" / "ann" / "ch04_attention").mkdir(parents=True)
     with pytest.raises(ValueError, match=r"c.CourseDirectory.db_url .* is computed.*--gradebook URL"):

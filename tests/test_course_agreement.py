@@ -4,9 +4,9 @@ plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebo
 Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades."""
 import pytest
 
-from autograder.batch import grade_batch
-from autograder.nbgrader_cli import run_nbgrader
-from autograder.submissions import write_submission
+from autograder.run.batch import grade_batch
+from autograder.course.nbgrader_cli import run_nbgrader
+from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
 from conftest import NOTEBOOKS
 from nbgrader_helpers import autograde_and_export

@@ -5,9 +5,9 @@ import shutil
 
 import pytest
 
-from autograder.batch import grade_batch
-from autograder.nbgrader_cli import run_nbgrader
-from autograder.submissions import fill_notebook, reference_answers
+from autograder.run.batch import grade_batch
+from autograder.course.nbgrader_cli import run_nbgrader
+from autograder.samples.synthetic import fill_notebook, reference_answers
 from batch_helpers import make_class
 from conftest import NOTEBOOKS
 

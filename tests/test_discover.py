@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from autograder.batch import discover, grade_batch, grade_one
+from autograder.run.batch import discover, grade_batch, grade_one
 from batch_helpers import gradebook_in, make_class, read_csv
 
 ASSIGNMENT = "ch04_attention"

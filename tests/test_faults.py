@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from autograder.batch import grade_batch
+from autograder.run.batch import grade_batch
 from autograder.records import OutputError, atomic_write
 from batch_helpers import export_gradebook, gradebook_in, make_class, records
 from run_tree import TreeRun, cmdline, open_files
@@ -174,7 +174,7 @@ def _assert_only_the_writer_holds_its_pipe_and_the_locks(run, out):
     """Children get only the descriptors they need: the writer sees the end of its input when the run
     ends, and only the run's main process and its writer hold the run's locks."""
     others = [p for p in run.processes() if p != run.pid]
-    (writer,) = [p for p in others if "autograder.outputs.gradebook_writer" in cmdline(p)]
+    (writer,) = [p for p in others if "autograder.gradebook.writer" in cmdline(p)]
     writer_stdin = os.readlink(f"/proc/{writer}/fd/0")
     locks = {str(out / ".grading-run.lock"), str(out / ".gradebook.db.grading-run.lock")}   # folder, gradebook
     assert writer_stdin in open_files(run.pid) and locks <= open_files(run.pid) and locks <= open_files(writer)

@@ -2,8 +2,8 @@
 import pytest
 
 import autograder
-from autograder.hardened import grade_submission
-from autograder.submissions import write_submission
+from autograder.run.hardened import grade_submission
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 from nbgrader_helpers import fixture_overrides
 from test_notebook_semantics import namespaces

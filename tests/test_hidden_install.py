@@ -10,7 +10,7 @@ import pytest
 
 from autograder.sandbox import layers, namespaces
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.session import ForkServer, WorkerHandle
+from autograder.sandbox.forkclient import ForkServer, WorkerHandle
 from conftest import ROOT
 
 SYSTEM_LIB = "/usr/local/lib"

@@ -10,7 +10,7 @@ import pytest
 import autograder.outputs as outputs
 import autograder.outputs.feedback as feedback
 from autograder import __main__ as cli
-from autograder.batch import failed_record, grade_batch
+from autograder.run.batch import failed_record, grade_batch
 from autograder.inert import csv_cell, terminal
 from autograder.outputs.csvout import write_grades_csv
 from autograder.records import OutputError, atomic_write, file_name, read_record, record_path, write_record
@@ -63,7 +63,7 @@ def test_check_json_is_valid_json_even_with_nan(monkeypatch, capsys, tmp_path):
     record = failed_record("s1", "x")
     nan = {"student_weights": [[float("nan"), float("inf")]]}
     record = replace(record, checks=[replace(record.checks[0], details=nan), *record.checks[1:]])
-    monkeypatch.setattr("autograder.hardened.grade_submission", lambda *a, **k: record)
+    monkeypatch.setattr("autograder.run.hardened.grade_submission", lambda *a, **k: record)
     assert cli.main(["check", str(tmp_path), "--json"]) == 0
     printed = _strict_json(capsys.readouterr().out)
     assert printed["checks"][0]["details"]["student_weights"] == [[None, None]]

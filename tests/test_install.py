@@ -1,12 +1,12 @@
-"""The course as package data (autograder.resources) and `init`, which lays out a course anywhere."""
+"""The course as package data (autograder.course.resources) and `init`, which lays out a course anywhere."""
 import re
 import subprocess
 import sys
 
 import pytest
 
-from autograder import resources
-from autograder.init import CourseExists, init_course, next_steps
+from autograder.course import resources
+from autograder.course.create import CourseExists, init_course, next_steps
 from conftest import RELEASE, ROOT, SOURCE
 
 
@@ -38,7 +38,7 @@ def test_package_data_in_pyproject_covers_every_packaged_file():
 
 
 def test_no_module_finds_files_from_its_own_location():
-    """Installed, the repository is not there: course files come through autograder.resources only."""
+    """Installed, the repository is not there: course files come through autograder.course.resources only."""
     offenders = []
     for path in [*(ROOT / "autograder").rglob("*.py"), *(ROOT / "solutions").rglob("*.py")]:
         if "course_files" in path.parts:

@@ -4,8 +4,8 @@ import json
 import nbformat
 import pytest
 
-from autograder.hardened import intake_submission
-from autograder.submissions import write_submission
+from autograder.run.hardened import intake_submission
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 
 

@@ -13,8 +13,8 @@ import time
 import pytest
 
 import autograder.intake.submission as submission_module
-from autograder.hardened import intake_submission
-from autograder.submissions import write_submission
+from autograder.run.hardened import intake_submission
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
 
 NB = "ex2_causal_mask"

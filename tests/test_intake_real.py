@@ -5,10 +5,10 @@ import shutil
 
 import pytest
 
-from autograder.hardened import intake_submission
+from autograder.run.hardened import intake_submission
 from autograder.intake import CourseError, expected_cells
 from autograder.intake.expected import strip_hidden_tests
-from autograder.submissions import write_submission
+from autograder.samples.synthetic import write_submission
 from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
 
 
@@ -116,7 +116,7 @@ def test_grading_a_course_without_source_stops_once(tmp_path):
 
 
 def test_checking_one_renamed_notebook_grades_its_cells(folder, server):
-    from autograder.hardened import grade_submission
+    from autograder.run.hardened import grade_submission
     renamed = folder / "EX2_Causal_Mask (1).ipynb"
     (folder / "ex2_causal_mask.ipynb").rename(renamed)
     record = grade_submission(renamed, course=ROOT, server=server)

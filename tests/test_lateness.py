@@ -4,15 +4,15 @@ from datetime import datetime
 
 import pytest
 
-from autograder.batch import failed_record
-from autograder.course import load_course
-from autograder.lateness import Lateness, score
+from autograder.run.batch import failed_record
+from autograder.course.settings import load_course
+from autograder.gradebook.lateness import Lateness, score
 from autograder.outputs.csvout import csv_row
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.gradescope import results_json
-from autograder.outputs.latepenalties import LatePenalties
+from autograder.gradebook.latepenalties import LatePenalties
 from autograder.outputs.report import report_html
-from autograder.timestamps import Submitted
+from autograder.gradebook.timestamps import Submitted
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")      # nbgrader's own add_submission
 PLUGIN = ("from nbgrader.plugins import BasePlugin\n\nclass Harsh(BasePlugin):\n"
@@ -30,7 +30,7 @@ def _course(tmp_path, config: str, plugin: str | None = PLUGIN):
 def _gradebook(tmp_path, submitted: datetime | None):
     from nbgrader.api import Gradebook
 
-    from autograder.outputs.gradebook_writer import stamp_new_sqlite
+    from autograder.gradebook.writer import stamp_new_sqlite
     stamp_new_sqlite(f"sqlite:///{tmp_path / 'gb.db'}")                  # no `alembic heads` process
     gb = Gradebook(f"sqlite:///{tmp_path / 'gb.db'}", "attention-course")
     gb.add_assignment("hw", duedate=datetime(2026, 11, 2, 12))
@@ -70,7 +70,7 @@ def test_default_plugin_gives_no_penalty_and_on_time_loads_nothing(tmp_path):
 
 def test_a_plugin_set_as_code_is_refused_with_what_to_write(tmp_path):
     course = _course(tmp_path, "from late import Harsh\nc.AssignLatePenalties.plugin_class = Harsh\n")
-    from autograder.outputs.latepenalties import load_assigner
+    from autograder.gradebook.latepenalties import load_assigner
     with pytest.raises(RuntimeError, match="c.AssignLatePenalties.plugin_class .* not a plain value.*'late.SubMarks'"):
         load_assigner(course)
 
@@ -112,7 +112,7 @@ def test_an_unreadable_timestamp_is_a_note_not_a_penalty():
 
 
 def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
-    from autograder.outputs.latepenalties import check_plugin
+    from autograder.gradebook.latepenalties import check_plugin
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Nope'\n")
     with pytest.raises(ValueError) as caught:
         check_plugin(course)
@@ -124,7 +124,7 @@ def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
 
 
 def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(tmp_path):
-    from autograder.batch import grade_batch
+    from autograder.run.batch import grade_batch
     from batch_helpers import make_class
     course = make_class(tmp_path, students=["correct-1"])
     (course / "late.py").write_text(PLUGIN)
@@ -178,7 +178,7 @@ def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path
     """A gradebook whose grade cells are missing (an autograde that found no notebooks left empty
     submissions) or smaller than the rubric's (points raised without generate_assignment --force) would
     silently hold zeros or scores over the maximum: the writer writes nothing and says what to do."""
-    from autograder.outputs.gradebook_writer import write_scores
+    from autograder.gradebook.writer import write_scores
     course = _course(tmp_path, "")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 11)) as gb:
         with pytest.raises(SystemExit, match=f"{why}.*generate_assignment hw --force"):

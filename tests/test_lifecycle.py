@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from autograder.batch import grade_batch
-from autograder.lifecycle import Stop, critical, stop_on_signals
-from autograder.outputs.gradebook_writer import GONE
-from autograder.outputs.runlock import RunLocked, RunLocks, folder_lock
+from autograder.run.batch import grade_batch
+from autograder.run.lifecycle import Stop, critical, stop_on_signals
+from autograder.gradebook.writer import GONE
+from autograder.gradebook.runlock import RunLocked, RunLocks, folder_lock
 from batch_helpers import make_class
 from conftest import ROOT
 
-HOLD_LOCK = ("import sys, time\nfrom autograder.outputs.runlock import RunLocks\n"
+HOLD_LOCK = ("import sys, time\nfrom autograder.gradebook.runlock import RunLocks\n"
              "RunLocks(*sys.argv[1:]).__enter__()\nprint('held', flush=True)\ntime.sleep(60)\n")
 
 
@@ -69,7 +69,7 @@ def test_a_killed_run_leaves_no_stale_lock(tmp_path):
 
 
 def _writer(tmp_path, locks: RunLocks, **kwargs):
-    args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", f"sqlite:///{tmp_path / 'gradebook.db'}",
+    args = [sys.executable, "-m", "autograder.gradebook.writer", f"sqlite:///{tmp_path / 'gradebook.db'}",
             str(ROOT), "ch04_attention", "--parent", str(os.getpid())]
     for lock in locks.held():
         args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
@@ -109,7 +109,7 @@ def test_the_writer_writes_for_its_live_run(tmp_path):
 
 ORPHAN = """
 import os, sys, time
-from autograder.lifecycle import die_with_parent
+from autograder.run.lifecycle import die_with_parent
 parent = os.getpid()
 if os.fork() == 0:
     die_with_parent(parent)
@@ -159,7 +159,7 @@ def test_a_child_dies_with_its_parent():
 
 
 def test_a_child_whose_parent_already_died_exits():
-    code = ("import os\nfrom autograder.lifecycle import die_with_parent\n"
+    code = ("import os\nfrom autograder.run.lifecycle import die_with_parent\n"
             "die_with_parent(os.getppid() + 1000000)\nprint('survived')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL and "survived" not in proc.stdout
@@ -192,7 +192,7 @@ def test_a_stop_signal_raises_once():
 
 LEAKY_OWNER = """
 import os, time
-from autograder.sandbox.session import ForkServer
+from autograder.sandbox.forkclient import ForkServer
 server = ForkServer()
 if os.fork() == 0:                  # a process that kept a copy of the control socket by mistake
     time.sleep(60)
@@ -223,7 +223,7 @@ def _nap(item: str) -> str:
 
 
 def test_a_stopped_pool_does_not_wait_for_submissions_in_progress():
-    from autograder.local_pool import run_pool
+    from autograder.run.local_pool import run_pool
 
     def finish(result):
         raise Stop(signal.SIGTERM)                  # the signal arrives as the first record is written

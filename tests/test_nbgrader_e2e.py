@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from autograder.nbgrader_cli import tool_env
-from autograder.submissions import write_submission
+from autograder.course.nbgrader_cli import tool_env
+from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, SOURCE
 
 pytestmark = pytest.mark.slow

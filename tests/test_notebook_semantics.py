@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import autograder
-from autograder.hardened import grade_submission
-from autograder.submissions import filled_answers, reference_answers, write_submission
+from autograder.run.hardened import grade_submission
+from autograder.samples.synthetic import filled_answers, reference_answers, write_submission
 from conftest import RELEASE, ROOT, SOURCE
 
 STUB = "def softmax(x, axis=-1):\n    raise NotImplementedError()\n"
@@ -149,8 +149,8 @@ def test_sandbox_checks_each_grade_cell_where_it_stands(server, tmp_path, case):
 
 
 def test_intake_places_every_grade_cell_where_it_stands(tmp_path):
-    from autograder.hardened import grade_order, intake_submission
-    from autograder.rubric import NOTEBOOKS
+    from autograder.run.hardened import grade_order, intake_submission
+    from autograder.assignment import NOTEBOOKS
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "s" / "ch04_attention",
                               extra_cells={"ex1_attention": [GOOD_SOFTMAX]})
     intake = intake_submission(folder, ROOT, "ch04_attention", "s")

@@ -4,7 +4,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.submissions import reference_answers
+from autograder.samples.synthetic import reference_answers
 from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
 
 SUMMARY = re.compile(r"<details><summary>Hint (\d)</summary>\n\n(.+?)\n\n</details>", re.S)

@@ -4,8 +4,8 @@ import json
 import nbformat
 import pytest
 
-from autograder.release import generate_release
-from autograder.rubric import NOTEBOOKS as RUBRIC_NOTEBOOKS
+from autograder.course.release import generate_release
+from autograder.assignment import NOTEBOOKS as RUBRIC_NOTEBOOKS
 from autograder.rubric import RUBRIC, cell_max, max_total
 from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
 
@@ -114,7 +114,7 @@ def test_release_in_sync_with_source(tmp_path):
 def test_stored_outputs_are_current(tmp_path):
     """`make release` re-runs the sources; doing so now must reproduce the committed outputs exactly."""
     import shutil
-    from autograder.release import execute_sources
+    from autograder.course.release import execute_sources
     shutil.copytree(SOURCE, tmp_path / "source" / "ch04_attention")
     for path in execute_sources(tmp_path):
         assert path.read_text() == (SOURCE / path.name).read_text(), f"{path.name}: run `make release`"
@@ -124,7 +124,7 @@ def test_stored_outputs_are_current(tmp_path):
 def test_stored_stream_outputs_are_merged():
     """A print split into two messages by the kernel's timing is stored as one output."""
     from nbformat.v4 import new_output
-    from autograder.release import merge_streams
+    from autograder.course.release import merge_streams
     parts = [new_output("stream", name="stdout", text="  d_k"), new_output("stream", name="stdout", text="\n  8\n"),
              new_output("stream", name="stderr", text="w\n"), new_output("stream", name="stdout", text="x\n")]
     merged = merge_streams(parts)

@@ -1,7 +1,7 @@
 """Output pages escape whatever the student wrote, and the charts are real images."""
 from dataclasses import replace
 
-from autograder.batch import failed_record
+from autograder.run.batch import failed_record
 from autograder.outputs import svg
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.gradescope import results_json

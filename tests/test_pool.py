@@ -10,7 +10,7 @@ import time
 import pytest
 
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.session import ForkServer
+from autograder.sandbox.forkclient import ForkServer
 
 
 def wait_until(condition, seconds: float = 20.0) -> bool:
@@ -140,8 +140,8 @@ def test_a_batch_s_server_grades_with_ready_workers_exactly_as_without(server, t
     """``grading_server`` (what ``grade`` uses) keeps one worker ready per notebook; the records it
     gives are those of workers started on demand, check for check (a wrong mask, so that failed
     checks and their diagnoses are compared too)."""
-    from autograder.hardened import grade_submission, grading_server
-    from autograder.rubric import NOTEBOOKS
+    from autograder.run.hardened import grade_submission, grading_server
+    from autograder.assignment import NOTEBOOKS
     from conftest import ROOT
     from sandbox_helpers import WRONG_MASK, ex2_notebook
     folder = ex2_notebook(tmp_path, "pooled", WRONG_MASK).parent
@@ -196,7 +196,7 @@ def test_a_worker_that_ended_is_never_signalled_by_its_old_pid():
     a clean-up behind) must not signal that pid or process group. Here a live process stands where
     the ended worker's pid would be."""
     import subprocess
-    from autograder.sandbox.session import WorkerHandle
+    from autograder.sandbox.forkclient import WorkerHandle
     ended = subprocess.Popen(["true"])
     pidfd = os.pidfd_open(ended.pid)
     ended.wait()

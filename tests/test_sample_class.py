@@ -1,5 +1,6 @@
 """The sample class of `make demo` is built from the fixtures' text: one corpus of student code."""
-from autograder import resources, sample_class
+from autograder.course import resources
+from autograder.samples import sample_class
 from test_rubric_diagnosis import FIXTURES
 
 

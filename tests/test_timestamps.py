@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from autograder.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp
+from autograder.gradebook.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp
 
 VALID = ["2026-11-30 12:00:00.123456 UTC", "2026-11-30 12:00:00 America/Los_Angeles", "2026-11-30 12:00:00 PST",
          "2026-11-30 12:00:00 -0800", "2026-11-30T12:00:00+02:00", "2026-11-30 12:00:00", "2026-11-30 12:00:00 +5",

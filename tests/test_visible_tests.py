@@ -20,10 +20,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import resources
+from autograder.course import resources
 from autograder.misconceptions import CATALOGUE, compounds_for
-from autograder.sample_class import overrides_from_source
-from autograder.submissions import fill_notebook, reference_answers
+from autograder.samples.sample_class import overrides_from_source
+from autograder.samples.synthetic import fill_notebook, reference_answers
 from conftest import NOTEBOOKS, RELEASE, SOURCE
 
 FIXTURES = sorted(resources.fixture_sources())
@@ -237,8 +237,8 @@ def test_nbgrader_validate_shows_the_advice(tmp_path):
     import subprocess
     import sys
 
-    from autograder.nbgrader_cli import tool_env
-    from autograder.submissions import write_submission
+    from autograder.course.nbgrader_cli import tool_env
+    from autograder.samples.synthetic import write_submission
     from conftest import ROOT
     wrong = ("def causal_attention(Q, K, V):\n    w = softmax(Q @ K.T + causal_mask(len(Q)))\n"
              "    return w @ V, w\n")

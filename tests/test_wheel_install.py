@@ -60,7 +60,7 @@ def test_sdist_carries_the_course_as_files(tmp_path):
 
 
 def test_packages_import_from_the_new_environment_only(installed, tmp_path):
-    probe = ("import sys, autograder, solutions, autograder.rubric, autograder.resources as r\n"
+    probe = ("import sys, autograder, solutions, autograder.rubric, autograder.course.resources as r\n"
              "print(autograder.__file__); print(solutions.__file__); print(r.course_files())\n"
              "print(any(p and p.startswith(sys.argv[1]) and '.venv' not in p for p in sys.path))")
     proc = installed.run(str(installed.python), "-c", probe, str(ROOT), cwd=tmp_path)
@@ -136,7 +136,7 @@ def softmax(x, axis=-1):
 def test_student_code_cannot_read_the_installed_course(installed, work):
     """The wheel puts solutions and hidden tests in site-packages: the sandbox must hide them."""
     from autograder.sandbox import landlock
-    from autograder.submissions import write_submission
+    from autograder.samples.synthetic import write_submission
     if not landlock.abi_version():
         pytest.skip("this kernel has no Landlock, the layer that hides files from student code")
     folder, _, _ = work

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compare import close
 from ..student import StudentError, call, to_pair
+from ..tolerance import close
 from ._base import mismatch, normal, ok, pick_sizes
 
 

@@ -9,8 +9,8 @@ import numpy as np
 
 import solutions as S
 
-from ..compare import close
 from ..student import call, to_array
+from ..tolerance import close
 from ._base import mismatch, normal, ok
 
 

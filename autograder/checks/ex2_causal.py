@@ -5,8 +5,8 @@ import numpy as np
 
 import solutions as S
 
-from ..compare import close, same_values
 from ..student import shown
+from ..tolerance import close, same_values
 from . import _attention as A
 from ._base import fail, mismatch, normal, ok, pick_sizes
 

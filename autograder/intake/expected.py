@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..course import init_command
+from ..course.settings import init_command
 from .cells import cells_of, normalise
 from .model import Intake
 

@@ -11,7 +11,7 @@ import os
 import traceback
 from pathlib import Path
 
-from ..course import DEFAULT_ASSIGNMENT
+from ..course.settings import DEFAULT_ASSIGNMENT
 from ..inert import shown
 from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..compare import same_values
+from ..tolerance import same_values
 
 COMPOUND = "+"
 # the pipeline's knobs in the order their stages run: a compound names its mistakes in this order

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compare import ATOL, RTOL
+from ..tolerance import ATOL, RTOL
 
 FUNCTIONS = ("scaled_dot_product_attention", "causal_attention", "cross_attention")
 STAGES = ("softmax-axis", "softmax", "mask", "scale", "scores", "output")

@@ -4,13 +4,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..course import load_course
+from ..course.settings import load_course
+from ..gradebook.lateness import Lateness, submission_times
 from ..inert import shown
-from ..lateness import Lateness, submission_times
 from ..records import OutputError, Record
 
 # The writers are imported when used: the gradebook writer process (``python -m
-# autograder.outputs.gradebook_writer``) loads this package and needs none of them.
+# autograder.gradebook.writer``) loads this package and needs none of them.
 
 
 def write_outputs(out: Path, records: list[Record], *, course: Path, assignment: str,
@@ -23,7 +23,7 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     each: one student's failed page never stops the others'.
     """
     from .csvout import write_grades_csv
-    from .gradebook import GradebookWriter
+    from ..gradebook.client import GradebookWriter
     from .report import write_report
     records = sorted(records, key=lambda r: r.student_id)
     settings = load_course(course)

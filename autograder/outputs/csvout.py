@@ -5,10 +5,10 @@ import csv
 import io
 from pathlib import Path
 
+from ..gradebook.lateness import Lateness, score
 from ..inert import csv_cell
-from ..lateness import Lateness, score
 from ..records import OutputError, Record, atomic_write
-from ..rubric import CATEGORIES, NOTEBOOKS
+from ..assignment import CATEGORIES, NOTEBOOKS
 
 # total is the score after any late penalty (nbgrader export's ``score``); the category and notebook
 # columns are the points before it.

@@ -9,8 +9,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
+from ..gradebook.lateness import Lateness, score
 from ..inert import terminal
-from ..lateness import Lateness, score
 from ..records import Record, atomic_write
 from . import svg
 from .advice import deduplicated, main_problem, notebook_summaries

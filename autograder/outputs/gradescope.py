@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..lateness import Lateness, score
+from ..gradebook.lateness import Lateness, score
 from ..records import Record, atomic_write, dumps
 
 

@@ -13,10 +13,10 @@ import re
 from html import escape
 from pathlib import Path
 
-from ..course import Course
-from ..lateness import Lateness
+from ..course.settings import Course
+from ..gradebook.lateness import Lateness
+from ..gradebook.timestamps import read_small
 from ..records import Record, atomic_write
-from ..timestamps import read_small
 from .feedback import checks_table, plots, review_block, start_here
 from .html import page
 

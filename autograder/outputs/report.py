@@ -7,7 +7,7 @@ from pathlib import Path
 from statistics import mean, median
 from urllib.parse import quote
 
-from ..lateness import Lateness, score
+from ..gradebook.lateness import Lateness, score
 from ..records import Record, atomic_write
 from . import svg
 from .classstats import failure_rates, misconception_counts, undiagnosed

@@ -23,8 +23,8 @@ import threading
 import time
 from collections import deque
 
+from .forkclient import WorkerDied, WorkerHandle
 from .limits import Limits
-from .session import WorkerDied, WorkerHandle
 
 
 class WorkerPool:

@@ -1,6 +1,6 @@
-"""The gradebook writer process (see ``autograder.outputs.gradebook``): nbgrader's API, nothing else.
+"""The gradebook writer process (see ``autograder.gradebook.client``): nbgrader's API, nothing else.
 
-    python -m autograder.outputs.gradebook_writer DB_URL COURSE ASSIGNMENT \
+    python -m autograder.gradebook.writer DB_URL COURSE ASSIGNMENT \
         [--parent PID] [--lock-fd FD --lock PATH]... < scores.json > lateness.json
 
 It records each submission's time and scores, assigns late penalties as nbgrader does
@@ -22,8 +22,8 @@ import sys
 import warnings
 from pathlib import Path
 
-from ..course import load_course
-from ..lifecycle import die_with_parent, ignore_terminal_interrupt
+from ..course.settings import load_course
+from ..run.lifecycle import die_with_parent, ignore_terminal_interrupt
 from .latepenalties import LatePenalties
 from .runlock import belongs_to_run
 
@@ -137,7 +137,7 @@ class RunCheck:
 
 
 def _parse(argv) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m autograder.outputs.gradebook_writer")
+    parser = argparse.ArgumentParser(prog="python -m autograder.gradebook.writer")
     for name in ("db_url", "course", "assignment"):
         parser.add_argument(name)
     parser.add_argument("--parent", type=int, default=None, help="die with this process (the run's)")

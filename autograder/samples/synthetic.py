@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from .inert import visible_bytes
+from ..inert import visible_bytes
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^def (\w+)\(", re.M)

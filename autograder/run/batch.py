@@ -5,7 +5,7 @@ process pool or on a Dask distributed cluster (the same function either way);
 each process keeps one sandbox fork server. Every finished record is written
 atomically at once, so a killed batch resumes where it stopped. A run holds
 its output folder's lock from start to end; every process it starts ends
-with it (see ``autograder.lifecycle``).
+with it (see ``autograder.run.lifecycle``).
 """
 from __future__ import annotations
 
@@ -19,16 +19,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
-from .fingerprint import fingerprint, points_disagreements
-from .inert import shown
-from .intake import course_notebooks
+from ..course.fingerprint import fingerprint, points_disagreements
+from ..course.settings import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
+from ..gradebook.client import GradebookWriter
+from ..gradebook.latepenalties import check_plugin
+from ..gradebook.runlock import RunLocks
+from ..inert import shown
+from ..intake import course_notebooks
+from ..records import OutputError, Record, not_graded, read_record, write_record
 from .lifecycle import Stop, critical
-from .outputs.gradebook import GradebookWriter
-from .outputs.latepenalties import check_plugin
-from .outputs.runlock import RunLocks
 from .progress import Progress
-from .records import OutputError, Record, not_graded, read_record, write_record
 
 _SERVER = None
 _SERVER_LOCK = threading.Lock()
@@ -61,7 +61,7 @@ def _forget_server(server) -> None:
 def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> Record:
     """One student's record; never raises (a grader failure becomes a record for review)."""
     from .hardened import grade_submission
-    from .sandbox.limits import Limits
+    from ..sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
     odd = not_a_folder(folder)
     if odd:
@@ -80,7 +80,7 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
 def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
                   assignment: str = "") -> Record:
     """Every check at 0 with ``message``, marked for review."""
-    from .rubric import RUBRIC
+    from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, fingerprint=fingerprint(course, assignment) if course else "")
@@ -188,7 +188,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
             if outputs:
-                from .outputs import write_outputs
+                from ..outputs import write_outputs
                 result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
                                                gradebook=gradebook)
         except BaseException:

@@ -2,7 +2,7 @@
 
 Like ``nbgrader quickstart``, but with this package's own course: the config template,
 ``source/`` and ``release/`` of the chapter, and an empty ``submitted/``. Everything comes
-from the package data (``autograder.resources``), so it works from any installed copy.
+from the package data (``autograder.course.resources``), so it works from any installed copy.
 """
 from __future__ import annotations
 

@@ -13,9 +13,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..course import Course, load_course
-from ..nbgrader_cli import tool_env
-from ..timestamps import FORMAT
+from ..course.nbgrader_cli import tool_env
+from ..course.settings import Course, load_course
+from .timestamps import FORMAT
 
 SECTIONS = ("AssignLatePenalties", "LateSubmissionPlugin")
 
@@ -100,7 +100,7 @@ def check_plugin(course: Course) -> None:
     if not any(s in course.settings for s in SECTIONS) and not any(n.split(".")[0] in SECTIONS
                                                                    for n in course.unreadable):
         return
-    proc = subprocess.run([sys.executable, "-m", "autograder.outputs.latepenalties", str(course.root)],
+    proc = subprocess.run([sys.executable, "-m", "autograder.gradebook.latepenalties", str(course.root)],
                           cwd=course.root, capture_output=True, text=True, env=tool_env(), timeout=300, check=False)
     if proc.returncode != 0:
         lines = proc.stderr.strip().splitlines() or [f"the check exited with status {proc.returncode}"]
@@ -108,7 +108,7 @@ def check_plugin(course: Course) -> None:
 
 
 def main(argv=None) -> int:
-    """``python -m autograder.outputs.latepenalties COURSE``: load the course's plugin; one line and
+    """``python -m autograder.gradebook.latepenalties COURSE``: load the course's plugin; one line and
     status 1 if it cannot be loaded."""
     args = sys.argv[1:] if argv is None else argv
     try:

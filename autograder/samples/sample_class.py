@@ -2,7 +2,7 @@
 
 One student per fixture in ``tests/fixtures/impl/`` (the one corpus of student code: correct
 but unusual ones, one per misconception, compound and uncatalogued mistakes, unfinished work),
-read as text through ``autograder.resources`` so an installed wheel builds the same class; plus
+read as text through ``autograder.course.resources`` so an installed wheel builds the same class; plus
 the instructor's answers, damaged notebooks and hostile code. Each submission is the release
 filled with the instructor's answers, with the fixture's functions appended to the cells where
 they live, then, for the damaged ones, broken on purpose.
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import nbformat
 
-from . import resources
-from .course import DEFAULT_ASSIGNMENT
-from .rubric import FUNCTIONS
-from .submissions import write_submission
+from ..course import resources
+from ..course.settings import DEFAULT_ASSIGNMENT
+from ..assignment import FUNCTIONS
+from .synthetic import write_submission
 
 EXERCISE_FUNCTIONS = frozenset(name for names in FUNCTIONS.values() for name in names)
 

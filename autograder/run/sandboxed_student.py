@@ -12,11 +12,11 @@ from __future__ import annotations
 import threading
 import time
 
-from .intake import CodeCell
-from .sandbox.limits import Limits
-from .sandbox.rpc import MAX_PAYLOAD
-from .sandbox.session import ForkServer, WorkerDied, WorkerHandle, cell_bytes
-from .student import StudentError, StudentRaised
+from ..intake import CodeCell
+from ..sandbox.forkclient import ForkServer, WorkerDied, WorkerHandle, cell_bytes
+from ..sandbox.limits import Limits
+from ..sandbox.rpc import MAX_PAYLOAD
+from ..student import StudentError, StudentRaised
 
 
 class SandboxedStudent:

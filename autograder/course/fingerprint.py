@@ -19,8 +19,9 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from .intake.expected import CourseError
-from .rubric import NOTEBOOKS, RUBRIC, cell_max
+from ..intake.expected import CourseError
+from ..assignment import NOTEBOOKS
+from ..rubric import RUBRIC, cell_max
 
 DISTRIBUTION = "attention-course"
 

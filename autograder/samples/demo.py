@@ -4,11 +4,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .batch import grade_batch
-from .course import DEFAULT_ASSIGNMENT
-from .init import init_course
+from ..course.create import init_course
+from ..course.settings import DEFAULT_ASSIGNMENT
+from ..run.batch import grade_batch
+from ..textreport import outputs_lines, summary_table
 from .sample_class import lay_out
-from .textreport import outputs_lines, summary_table
 
 MARKER = ".attention-course-demo"
 

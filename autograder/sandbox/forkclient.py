@@ -7,7 +7,7 @@ that dies, overruns or breaks the protocol is killed with every process it
 started (cgroup, sandbox uid, process group) and the request fails with
 ``WorkerDied``. Its captured C-level output comes back through a file the
 grader created itself and passed to the worker, never a path the worker could
-swap. ``autograder.sandboxed_student`` builds the rubric's view on top.
+swap. ``autograder.run.sandboxed_student`` builds the rubric's view on top.
 """
 from __future__ import annotations
 

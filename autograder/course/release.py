@@ -10,8 +10,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .course import CONFIG, choose_assignment, init_command
 from .nbgrader_cli import run_nbgrader
+from .settings import CONFIG, choose_assignment, init_command
 
 
 def generate_release(course: Path, dest: Path | None = None, assignment: str | None = None,

@@ -8,7 +8,7 @@ reads the scores from its stdin. Each graded cell gets the rubric's points as
 its auto score; a submission that needs review is marked for manual grading
 instead of being left at 0.
 
-The writer process itself is ``autograder.outputs.gradebook_writer``. It dies
+The writer process itself is ``autograder.gradebook.writer``. It dies
 with the process that started it, holds the run's output-folder lock (when
 given one) and gets no other descriptor of the grader's.
 """
@@ -19,8 +19,8 @@ import os
 import subprocess
 import sys
 
-from ..course import Course
-from ..nbgrader_cli import tool_env
+from ..course.nbgrader_cli import tool_env
+from ..course.settings import Course
 from ..records import OutputError, Record
 from .runlock import RunLocks
 
@@ -30,7 +30,7 @@ class GradebookWriter:
 
     def __init__(self, db_url: str, course: Course, assignment: str, locks: RunLocks | None = None):
         self.db_url = db_url
-        args = [sys.executable, "-m", "autograder.outputs.gradebook_writer", db_url, str(course.root), assignment,
+        args = [sys.executable, "-m", "autograder.gradebook.writer", db_url, str(course.root), assignment,
                 "--parent", str(os.getpid())]
         held = locks.held() if locks is not None else []
         for lock in held:

@@ -8,18 +8,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course import find_course, infer_assignment, infer_student, load_course
-from .fingerprint import fingerprint
-from .grading import run_cell
-from .intake import Intake
-from .intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
-from .intake.names import notebook_for
-from .records import Record
-from .rubric import FUNCTIONS, NOTEBOOKS
-from .sandbox.limits import Limits
-from .sandbox.session import ForkServer
+from ..course.fingerprint import fingerprint
+from ..course.settings import find_course, infer_assignment, infer_student, load_course
+from ..grading import run_cell
+from ..intake import Intake
+from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
+from ..intake.names import notebook_for
+from ..records import Record
+from ..assignment import FUNCTIONS, NOTEBOOKS
+from ..sandbox.forkclient import ForkServer
+from ..sandbox.limits import Limits
+from ..seeds import student_seed
 from .sandboxed_student import SandboxedStudent
-from .seeds import student_seed
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,

@@ -1,0 +1,2 @@
+"""nbgrader's gradebook: the client, the writer process, run locks, lateness,
+submission times and late penalties."""
