@@ -3,6 +3,7 @@
 Each test is one root cause: without its defence the grader would follow the
 link, block on the FIFO, recurse until it crashed, or crash on a wrong type.
 """
+import codecs
 import json
 import os
 import shutil
@@ -257,14 +258,64 @@ def test_a_byte_identical_copy_of_a_classmate_flags_both(course):
         intake = _intake(course, student)
         assert intake.needs_review and _graded(intake)
         [line] = intake.problems
-        assert "byte for byte the same as a classmate's notebook" in line and other not in line
-        assert intake.private == [f"{NB}.ipynb: byte for byte the same as classmate(s) '{other}'."]
+        assert "the same notebook as a classmate's" in line and other not in line
+        assert intake.private == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
+
+
+# Every encoding intake accepts, and a re-save that changes only the layout: the same notebook to the grader.
+ENCODINGS = {
+    "utf-8 with a byte-order mark": lambda text: codecs.BOM_UTF8 + text.encode("utf-8"),
+    "utf-16 (native byte order)": lambda text: text.encode("utf-16"),
+    "utf-16-le with its mark": lambda text: codecs.BOM_UTF16_LE + text.encode("utf-16-le"),
+    "utf-16-be with its mark": lambda text: codecs.BOM_UTF16_BE + text.encode("utf-16-be"),
+    "re-indented, keys reordered, lines joined": lambda text: json.dumps(_relaid(json.loads(text)), indent=4)
+    .encode("utf-8"),
+}
+
+
+def _relaid(nb):
+    """The same notebook laid out differently: keys in reverse order, each multi-line source one string."""
+    for cell in nb["cells"]:
+        cell["source"] = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+    return json.loads(json.dumps(nb, sort_keys=True), object_pairs_hook=lambda pairs: dict(reversed(pairs)))
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_a_classmates_notebook_re_encoded_is_still_a_copy(course, encoding):
+    """Copy detection reads the decoded notebook intake grades, not the raw bytes: a BOM, UTF-16 or a
+    re-indented file is the same notebook (it once was graded 28/28 with no flag)."""
+    text = (_folder(course, "bob") / f"{NB}.ipynb").read_text()
+    (_folder(course) / f"{NB}.ipynb").write_bytes(ENCODINGS[encoding](text))
+    for student, other in (("ann", "bob"), ("bob", "ann")):
+        intake = _intake(course, student)
+        assert intake.needs_review and _graded(intake)
+        assert any("the same notebook as a classmate's" in p and other not in p for p in intake.problems)
+        assert intake.private == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
+
+
+@pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+def test_the_source_notebook_re_encoded_is_not_credited(course, encoding):
+    """The instructor's source notebook (the solutions) with a BOM or as UTF-16 is the source: not graded
+    (it was once credited 28 where the honest score is 20, flagged only for edited locked cells)."""
+    text = (course / "source/ch04_attention" / f"{NB}.ipynb").read_text()
+    (_folder(course) / f"{NB}.ipynb").write_bytes(ENCODINGS[encoding](text))
+    intake = _intake(course)
+    _only_this_notebook_lost(intake)
+    assert any("exact copy of the instructor's source notebook" in p for p in intake.problems)
+
+
+def test_a_notebook_changed_in_content_is_not_a_copy(course):
+    """The digest ignores encoding and layout only: one changed character of content is another notebook."""
+    nb = json.loads((_folder(course, "bob") / f"{NB}.ipynb").read_text())
+    nb["metadata"]["sample_submission"]["student"] = "bob!"
+    (_folder(course) / f"{NB}.ipynb").write_bytes(ENCODINGS["utf-16 (native byte order)"](json.dumps(nb)))
+    assert not any("classmate" in p for p in _intake(course).problems)
 
 
 def test_untouched_release_notebooks_are_not_copies(course):
     for student in ("ann", "bob"):
         shutil.copy(RELEASE / f"{NB}.ipynb", _folder(course, student) / f"{NB}.ipynb")
-    assert not any("byte for byte" in p for p in _intake(course).problems)
+    assert not any("the same notebook as" in p for p in _intake(course).problems)
 
 
 def test_identical_unfinished_notebooks_are_not_copies(course):
@@ -273,7 +324,7 @@ def test_identical_unfinished_notebooks_are_not_copies(course):
         nb = json.loads((RELEASE / f"{NB}.ipynb").read_text())
         nb["metadata"]["saved_by"] = "the same Jupyter"
         (_folder(course, student) / f"{NB}.ipynb").write_text(json.dumps(nb))
-    assert not any("byte for byte" in p for p in _intake(course).problems)
+    assert not any("the same notebook as" in p for p in _intake(course).problems)
 
 
 def test_a_folder_that_cannot_be_listed_is_damage(course, monkeypatch):
@@ -304,4 +355,4 @@ def test_identical_short_answers_are_not_copies(course):
         (_folder(course, student) / "ex3_memory.ipynb").write_text(json.dumps(nb))
     intake = _intake(course)
     assert [c for c in intake.cells if c.notebook == "ex3_memory" and "n * n * dtype_bytes" in c.source]
-    assert not any("byte for byte" in p for p in intake.problems) and intake.private == []
+    assert not any("the same notebook as" in p for p in intake.problems) and intake.private == []

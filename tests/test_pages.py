@@ -111,9 +111,9 @@ def test_a_classmates_name_reaches_the_instructor_never_the_student():
     from autograder.outputs.gradescope import results_json
     from autograder.outputs.nbfeedback import notebook_html
     record = Record("ann", [_check("ex2_mask", "values", 2, True)], needs_review=True,
-                    integrity=["Integrity: ex2_causal_mask.ipynb is byte for byte the same as a classmate's notebook"],
-                    review=["ex2_causal_mask.ipynb: byte for byte the same as classmate(s) 'zed-the-twin'."])
+                    integrity=["Integrity: ex2_causal_mask.ipynb is the same notebook as a classmate's"],
+                    review=["ex2_causal_mask.ipynb: the same notebook as classmate(s) 'zed-the-twin'."])
     assert Record.from_json(json.dumps(record.to_dict())).review == record.review
     student_sees = [feedback_html(record), notebook_html(record, "ex2_causal_mask", None), json.dumps(results_json(record))]
-    assert all("byte for byte" in page and "zed-the-twin" not in page for page in student_sees)
+    assert all("the same notebook as" in page and "zed-the-twin" not in page for page in student_sees)
     assert "zed-the-twin" in report_html([record], "ch04_attention")

@@ -8,7 +8,6 @@ students are never accused of editing cells they were never shown.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from pathlib import Path
 from ..course.settings import init_command
 from .cells import cells_of, normalise
 from .model import Intake
+from .parse import digest_of
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
 
@@ -36,8 +36,8 @@ class TestCell:
 class CourseNotebooks:
     names: tuple[str, ...]                           # the assignment's notebooks, without .ipynb
     expected: dict[str, dict[str, TestCell]]         # notebook -> grade_id -> cell to keep
-    source_digests: dict[str, str]                   # sha256 of a source notebook's bytes -> its name
-    release_digests: frozenset                       # sha256 of the release notebooks' bytes
+    source_digests: dict[str, str]                   # digest of a source notebook's content -> its name
+    release_digests: frozenset                       # digests of the release notebooks' content
     given: dict[str, frozenset]                      # notebook -> its code cells as handed out (normalised)
     instructor_files: frozenset                      # (st_dev, st_ino) of source/ and release/ notebooks
     release_missing: bool
@@ -61,8 +61,8 @@ def _load(src: Path, rel: Path, key: tuple) -> CourseNotebooks:
     release_missing = not rel.is_dir()
     expected = {n: expected_cells(src / f"{n}.ipynb", None if release_missing else rel / f"{n}.ipynb")
                 for n in names}
-    digests = {_digest(src / f"{n}.ipynb"): n for n in names}
-    released = frozenset(_digest(p) for p in rel.glob("*.ipynb"))
+    digests = {d: n for n in names if (d := _digest(src / f"{n}.ipynb"))}
+    released = frozenset(d for p in rel.glob("*.ipynb") if (d := _digest(p)))
     given = {n: _given(src / f"{n}.ipynb", None if release_missing else rel / f"{n}.ipynb", expected[n])
              for n in names}
     inodes = frozenset((st.st_dev, st.st_ino) for st in (os.stat(p) for p, *_ in key))
@@ -78,8 +78,9 @@ def _given(source_nb: Path, release_nb: Path | None, expected: dict[str, TestCel
     return frozenset(normalise(t) for t in [*texts, *(t.text for t in expected.values())])
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def _digest(path: Path) -> str | None:
+    """The digest of a course notebook's content, as a submission's is taken (``parse.digest_of``)."""
+    return digest_of(path.read_bytes())
 
 
 def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCell]:

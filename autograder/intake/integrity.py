@@ -11,7 +11,6 @@ is graded but flagged on both (nobody can tell from the bytes who copied).
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from .expected import CourseNotebooks
 from .files import MAX_NOTEBOOK_BYTES, Link, listing, open_folder, read_regular
 from .model import Refused
 from .names import notebook_for
+from .parse import digest_of
 
 _MAX_CLASSMATES = 5_000
 _MAX_PER_STUDENT = 20
@@ -71,15 +71,11 @@ def link_event(link: Link, what: str, ctx: Context) -> tuple[str, str]:
             "graded. Submit the notebook itself."), ""
 
 
-def copy_event(data: bytes, st: os.stat_result, what: str, ctx: Context) -> tuple[str, bool, str] | None:
-    """(message, withhold, the instructor's detail) when the file is the instructor's or a classmate's;
-    withhold means not graded."""
+def copy_event(st: os.stat_result, what: str, ctx: Context) -> tuple[str, bool, str] | None:
+    """(message, withhold, the instructor's detail) when the file is the instructor's or a classmate's
+    (the same file: a hard link); withhold means not graded."""
     if (st.st_dev, st.st_ino) in ctx.notebooks.instructor_files:
         return f"Integrity: {what} is a hard link to the instructor's own notebook; it was not graded.", True, ""
-    source = ctx.notebooks.source_digests.get(hashlib.sha256(data).hexdigest())
-    if source:
-        return (f"Integrity: {what} is an exact copy of the instructor's source notebook {source}.ipynb "
-                "(with the solutions); it was not graded.", True, "")
     if st.st_nlink > 1:
         other = _hard_linked_classmate(st, ctx)
         if other:
@@ -88,20 +84,30 @@ def copy_event(data: bytes, st: os.stat_result, what: str, ctx: Context) -> tupl
     return None
 
 
-def twin_event(data: bytes, what: str, ctx: Context) -> tuple[str, str] | None:
-    """(message, the instructor's detail) when classmates submitted exactly these bytes (call it only for a notebook with work in it:
-    two students who saved an untouched notebook in the same Jupyter may well have identical files)."""
-    twins = _identical_classmates(hashlib.sha256(data).hexdigest(), ctx)
+def source_event(digest: str, what: str, ctx: Context) -> str | None:
+    """The message when the notebook's content (``parse.digest``) is a source notebook's: not graded."""
+    source = ctx.notebooks.source_digests.get(digest)
+    if source is None:
+        return None
+    return (f"Integrity: {what} is an exact copy of the instructor's source notebook {source}.ipynb (with the "
+            "solutions; re-encoding it changes nothing); it was not graded.")
+
+
+def twin_event(digest: str, what: str, ctx: Context) -> tuple[str, str] | None:
+    """(message, the instructor's detail) when classmates submitted a notebook with this content
+    (``parse.digest``, whatever the encoding). Call it only for a notebook with work in it: two students
+    who saved an untouched notebook in the same Jupyter may well have identical files."""
+    twins = _identical_classmates(digest, ctx)
     if not twins:
         return None
     more = f" and {len(twins) - 3} more" if len(twins) > 3 else ""
-    return (f"Integrity: {what} is byte for byte the same as a classmate's notebook; it was graded, but both "
-            "must be reviewed.",
-            f"{what}: byte for byte the same as classmate(s) {', '.join(shown(t) for t in twins[:3])}{more}.")
+    return (f"Integrity: {what} is the same notebook as a classmate's (identical content, whatever its "
+            "encoding); it was graded, but both must be reviewed.",
+            f"{what}: the same notebook as classmate(s) {', '.join(shown(t) for t in twins[:3])}{more}.")
 
 
 def _identical_classmates(digest: str, ctx: Context) -> list[str]:
-    """Classmates who submitted a notebook with exactly these bytes (an untouched release copy excepted)."""
+    """Classmates who submitted a notebook with this content (an untouched release copy excepted)."""
     if digest in ctx.notebooks.release_digests:
         return []
     submitted = ctx.course / "submitted"
@@ -112,9 +118,10 @@ def _identical_classmates(digest: str, ctx: Context) -> list[str]:
 
 @functools.lru_cache(maxsize=4)
 def class_digests(submitted: Path, assignment: str, names: tuple, key: tuple) -> dict[str, frozenset]:
-    """sha256 of each classmate's notebook bytes -> who submitted it, read once per process and class.
+    """The content digest of each classmate's notebook -> who submitted it, read once per process and class.
 
-    Read as intake reads: no links followed, regular files only, capped; anything odd is skipped.
+    Read as intake reads: no links followed, regular files only, capped, decoded and parsed by
+    ``parse.read_notebook``; anything odd (or not a notebook) is skipped.
     """
     owners: dict[str, set] = {}
     for student in _students(submitted):
@@ -128,7 +135,9 @@ def class_digests(submitted: Path, assignment: str, names: tuple, key: tuple) ->
                     data, _ = read_regular(fd, submitted / student / assignment, file, MAX_NOTEBOOK_BYTES)
                 except (Refused, OSError):
                     continue
-                owners.setdefault(hashlib.sha256(data).hexdigest(), set()).add(student)
+                found = digest_of(data)
+                if found is not None:
+                    owners.setdefault(found, set()).add(student)
         finally:
             os.close(fd)
     return {d: frozenset(s) for d, s in owners.items()}

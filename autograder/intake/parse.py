@@ -8,8 +8,10 @@ numpy in chunks), and a notebook nested deeper than any real one is refused.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 import re
+import unicodedata
 import warnings
 
 import numpy as np
@@ -36,6 +38,39 @@ def decode(raw: bytes, name: str, intake: Intake) -> str:
         intake.damage(f"{name}.ipynb contains bytes that are not UTF-8 (at byte {exc.start}); they were "
                       "replaced and the rest graded.")
         return raw.decode("utf-8", "replace")
+
+
+def read_notebook(raw: bytes, name: str, intake: Intake) -> tuple[dict | None, bool]:
+    """The one decoded view of a notebook's bytes: decoded as ``decode`` does, parsed as ``parse`` does.
+    Grading and every integrity check (copies of classmates, of the course's notebooks) read this."""
+    return parse(decode(raw, name, intake), name, intake)
+
+
+_JOINED = ("source", "text")                    # nbformat stores these as one string or a list of lines
+
+
+def digest(nb: dict) -> str:
+    """sha256 of a parsed notebook's content, whatever its encoding or layout on disk: the JSON written
+    canonically (keys sorted, no spaces), multi-line strings joined, text in Unicode's NFC form. A BOM,
+    UTF-16, another indentation or key order gives the same digest; any change of content does not."""
+    text = json.dumps(_joined(nb), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _joined(value, key: str = ""):
+    if isinstance(value, dict):
+        return {k: _joined(v, "text" if key == "data" else k) for k, v in value.items()}
+    if isinstance(value, list):
+        if key in _JOINED and all(isinstance(v, str) for v in value):
+            return "".join(value)
+        return [_joined(v) for v in value]
+    return value
+
+
+def digest_of(raw: bytes) -> str | None:
+    """``digest`` of the notebook these bytes hold as intake reads them; None when it is not one."""
+    nb, _ = read_notebook(raw, "notebook", Intake())
+    return digest(nb) if nb is not None else None
 
 
 def nesting_depth(text: str) -> int:

@@ -17,10 +17,10 @@ from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines
 from .expected import course_notebooks
 from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
-from .integrity import Context, copy_event, link_event, twin_event
+from .integrity import Context, copy_event, link_event, source_event, twin_event
 from .model import Intake, Refused
 from .names import Found, find, notebook_for
-from .parse import decode, parse
+from .parse import digest, read_notebook
 
 
 def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
@@ -99,13 +99,18 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
     if len(raw) > MAX_NOTEBOOK_BYTES:
         intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
                       "mostly outputs; the outputs were ignored and the code graded.")
-    nb, salvaged = parse(decode(raw, name, intake), name, intake)
+    nb, salvaged = read_notebook(raw, name, intake)
     if nb is None:
+        return
+    content = digest(nb)                        # what integrity reads is what is graded: the decoded notebook
+    copied = source_event(content, _what(found), ctx)
+    if copied:
+        intake.damage(copied)
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
     collect_cells(cells_of(nb, name, intake), name, expected, intake, salvaged)
     if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
-        event = twin_event(raw, _what(found), ctx)
+        event = twin_event(content, _what(found), ctx)
         if event:
             intake.damage(*event)
 
@@ -125,7 +130,7 @@ def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> 
         intake.damage(f"{what} could not be read ({_reason(exc)}); it was not graded. Submit the notebook "
                       "file itself.")
         return None
-    event = copy_event(raw, st, what, ctx)
+    event = copy_event(st, what, ctx)
     if event:
         intake.damage(event[0], event[2])
         return None if event[1] else raw
