@@ -50,8 +50,26 @@ def test_penalty_is_what_nbgrader_assigns_clamped_to_each_notebook(tmp_path):
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 13, 30)) as gb:
         late = LatePenalties(course).assign(gb, "hw", "ada")
-    assert late == {"seconds_late": 5400.0, "due": "2026-11-02 12:00:00", "penalties": {"one": 3.0, "two": 3.0},
+    assert late == {"seconds_late": 5400.0, "due": "2026-11-02 12:00:00.000000 UTC", "penalties": {"one": 3.0, "two": 3.0},
                     "submitted": "2026-11-02 13:30:00.000000 UTC"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("year", [1, 31, 999, 9999])
+def test_a_submission_time_survives_the_gradebook(tmp_path, year):
+    """A time written into nbgrader's gradebook (as the writer does) and written back out from it reads the
+    same in nbgrader's parser: the gradebook leg of the round trip of every written time."""
+    from nbgrader.utils import parse_utc
+
+    from autograder.gradebook.writer import _submission
+    from autograder.gradebook.timestamps import written_time
+    at = datetime(year, 6, 15, 1, 2, 3, 4)
+    course = _course(tmp_path, "", plugin=None)
+    with _gradebook(tmp_path, None) as gb:
+        _submission(gb, "hw", "ada", written_time(at))
+        gb.db.commit()
+        answer = LatePenalties(course).assign(gb, "hw", "ada")
+    assert parse_utc(answer["submitted"]).replace(tzinfo=None) == at
 
 
 @pytest.mark.slow

@@ -1,11 +1,20 @@
 """timestamp.txt: parsed as nbgrader parses it; hostile files give a note, never a crash or a stray read."""
 import os
+import re
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from autograder.gradebook.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp
+from autograder.gradebook.lateness import Lateness
+from autograder.gradebook.latepenalties import LatePenalties
+from autograder.gradebook.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp, written_time
+from autograder.outputs.csvout import csv_row
+from autograder.records import Record
 
 VALID = ["2026-11-30 12:00:00.123456 UTC", "2026-11-30 12:00:00 America/Los_Angeles", "2026-11-30 12:00:00 PST",
          "2026-11-30 12:00:00 -0800", "2026-11-30T12:00:00+02:00", "2026-11-30 12:00:00", "2026-11-30 12:00:00 +5",
@@ -57,11 +66,45 @@ def test_hostile_timestamp_gives_a_note(tmp_path, make, says):
     assert done[0].at is None and says in done[0].note and "lateness was not checked" in done[0].note
 
 
-@pytest.mark.parametrize("year", [1, 27, 31, 999, 2026])
-def test_a_time_written_back_reads_the_same_in_nbgrader(year):
-    """What we write into the gradebook for a student's timestamp.txt, nbgrader's parse_utc reads back
-    as the same time (year 31 written as "31-06-15" broke the gradebook update for the whole class)."""
-    from nbgrader.utils import parse_utc
-    at = datetime(year, 6, 15, 1, 2, 3)
-    text = Submitted(at=at).text()
-    assert text.startswith(f"{year:04d}-06-15") and parse_utc(text).replace(tzinfo=None) == at
+ANY_TIME = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999))
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(at=ANY_TIME)
+def test_every_written_time_reads_back_the_same_in_nbgrader(at):
+    """Every time the grader writes (the one writer, what the gradebook is given, grades.csv, the
+    feedback's timestamp.txt, the gradebook's answer of the submission and due time) reads back in
+    nbgrader's parse_utc as the same time, for years 1 to 9999 (year 31 written "31-06-15" broke the
+    gradebook update for the whole class; latepenalties.py wrote it with strftime)."""
+    from nbgrader.utils import parse_utc as nbgrader_parse_utc
+    submitted = Submitted(at=at)
+    answer = LatePenalties(course=None).assign(_OneSubmission(at), "hw", "ann")
+    late = Lateness.from_gradebook(answer, submitted)             # feedback/<student>/<a>/timestamp.txt
+    written = [written_time(at), submitted.text(), answer["submitted"], answer["due"], late.submitted,
+               csv_row(Record("ann", []), late)["submitted"]]
+    for text in written:
+        assert nbgrader_parse_utc(text).replace(tzinfo=None) == at, text
+        assert text.startswith(f"{at.year:04d}-")
+
+
+def test_an_aware_time_is_written_in_utc():
+    paris = datetime(31, 6, 15, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    assert written_time(paris) == "0031-06-15 10:00:00.000000 UTC"
+
+
+class _OneSubmission:
+    """The part of nbgrader's Gradebook that LatePenalties reads: one submission, on time."""
+
+    def __init__(self, at):
+        self.at = at
+
+    def find_submission(self, assignment, student):
+        return SimpleNamespace(total_seconds_late=0.0, notebooks=[], duedate=self.at, timestamp=self.at)
+
+
+def test_times_have_one_writer():
+    """No module but timestamps.py formats a time (strftime, isoformat): a second writer is a second truth."""
+    package = Path(__file__).resolve().parents[1] / "autograder"
+    writers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if re.search(r"\.(strftime|isoformat)\(", p.read_text()) and p.name != "timestamps.py")
+    assert writers == []

@@ -16,7 +16,7 @@ from .timestamps import Submitted, read_timestamp
 @dataclass(frozen=True)
 class Lateness:
     submitted: str = ""                 # the submission time, UTC ("" when timestamp.txt gave none)
-    due: str = ""                       # the due date with any extension, UTC ("" when none is set)
+    due: str = ""                       # the due date with any extension, as written_time writes it ("" if none)
     seconds_late: float = 0.0
     penalties: dict = field(default_factory=dict)      # notebook -> points taken off
     note: str = ""                      # why the submission time is unknown (a damaged timestamp.txt)
@@ -35,7 +35,7 @@ class Lateness:
         if self.seconds_late <= 0:
             return ""
         cost = f"; late penalty {self.penalty:g} points" if self.penalty else "; no late penalty"
-        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due} UTC{cost}"
+        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due}{cost}"
 
     @classmethod
     def from_gradebook(cls, data: dict | None, submitted: Submitted) -> Lateness:

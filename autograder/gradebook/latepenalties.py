@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course, load_course
-from .timestamps import FORMAT
+from .timestamps import written_time
 
 SECTIONS = ("AssignLatePenalties", "LateSubmissionPlugin")
 
@@ -38,8 +38,8 @@ class LatePenalties:
                 notebook.late_submission_penalty = self._penalty(student, notebook, late)
             penalties[notebook.name] = float(notebook.late_submission_penalty or 0.0)
         due, at = submission.duedate, submission.timestamp      # the time recorded now or by an earlier run
-        return {"seconds_late": float(late), "due": due.isoformat(sep=" ") if due else "", "penalties": penalties,
-                "submitted": at.strftime(FORMAT) if at else ""}
+        return {"seconds_late": float(late), "due": written_time(due) if due else "", "penalties": penalties,
+                "submitted": written_time(at) if at else ""}
 
     def _penalty(self, student: str, notebook, late: float) -> float | None:
         assigner = self._load()

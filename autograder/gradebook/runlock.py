@@ -19,6 +19,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .timestamps import written_time
+
 LOCK_NAME = ".grading-run.lock"
 SQLITE = "sqlite:///"
 
@@ -43,7 +45,7 @@ class RunLock:
             raise RunLocked(f"another grading run (pid {holder.get('pid', '?')}, started at "
                             f"{holder.get('started', '?')}) is writing to {self.what}; wait for it or stop it")
         os.ftruncate(fd, 0)
-        started = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+        started = written_time(datetime.now(timezone.utc))
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode(), 0)
         self.fd = fd
         return self

@@ -5,6 +5,10 @@ The file is opened without following links, must be a regular file of at most
 ("2026-11-30 12:00:00.000000 UTC", an IANA zone name, a numeric offset, or ISO 8601) into
 a naive UTC time. A zone name is only looked up when it is a plain name (no paths).
 Anything else gives a note instead of a time; nothing raises.
+
+Every time the grader writes (grades.csv, the feedback's ``timestamp.txt``, the gradebook, the
+due date in messages, the run lock) is written by ``written_time``, the one writer, in the form
+nbgrader writes and reads back.
 """
 from __future__ import annotations
 
@@ -16,7 +20,6 @@ from datetime import datetime
 from pathlib import Path
 
 MAX_BYTES = 256
-FORMAT = "%Y-%m-%d %H:%M:%S.%f UTC"          # how we write a time back (nbgrader reads it)
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]{0,40}(/[A-Za-z0-9_+\-]{1,40}){0,3}")
 
 
@@ -26,9 +29,18 @@ class Submitted:
     note: str | None = None             # why ``at`` is missing when the file was there but unusable
 
     def text(self) -> str:
-        """As nbgrader writes it. The year is always four digits: strftime writes year 31 as "31",
-        which nbgrader's parser then reads as another date or not at all."""
-        return f"{self.at.year:04d}{self.at.strftime(FORMAT[2:])}" if self.at else ""
+        """As nbgrader writes it (``written_time``); "" when there is no time."""
+        return written_time(self.at) if self.at else ""
+
+
+def written_time(at: datetime) -> str:
+    """The one writer of times: "YYYY-MM-DD HH:MM:SS.ffffff UTC", as nbgrader writes a timestamp, for any
+    year from 1 to 9999. ``at`` is naive UTC or aware (converted to UTC). The year is always four digits:
+    strftime writes year 31 as "31", which nbgrader's parser reads as another date or not at all."""
+    if at.tzinfo is not None and at.utcoffset() is not None:
+        at = (at - at.utcoffset()).replace(tzinfo=None)
+    return (f"{at.year:04d}-{at.month:02d}-{at.day:02d} {at.hour:02d}:{at.minute:02d}:{at.second:02d}"
+            f".{at.microsecond:06d} UTC")
 
 
 def read_timestamp(folder: Path) -> Submitted:
