@@ -117,3 +117,19 @@ def test_a_classmates_name_reaches_the_instructor_never_the_student():
     student_sees = [feedback_html(record), notebook_html(record, "ex2_causal_mask", None), json.dumps(results_json(record))]
     assert all("the same notebook as" in page and "zed-the-twin" not in page for page in student_sees)
     assert "zed-the-twin" in report_html([record], "ch04_attention")
+
+
+def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():
+    from autograder.outputs.html import message
+    assert message("Replace `raise NotImplementedError()` with your code") == \
+        "Replace <code>raise NotImplementedError()</code> with your code"
+    hostile = "`f` raised ValueError: `<script>alert(1)</script>` and a lone ` backtick & <b>"
+    html = message(hostile)
+    assert "<script>" not in html and "<b>" not in html
+    assert html.startswith("<code>f</code> raised ValueError: <code>&lt;script&gt;")
+    assert "lone ` backtick &amp; &lt;b&gt;" in html
+    record = Record("ann", [_check("ex4_cross", "shapes", 1, False, "`cross_attention` is still the stub: "
+                                   "replace `raise NotImplementedError()` with your code.")])
+    page = feedback_html(record)
+    assert "`" not in page.split('<section id="summary">')[1]
+    assert page.count("<code>raise NotImplementedError()</code>") == 3      # start here, summary, every check

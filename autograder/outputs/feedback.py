@@ -14,7 +14,7 @@ from ..inert import terminal
 from ..records import Record, atomic_write
 from . import svg
 from .advice import deduplicated, main_problem, notebook_summaries
-from .html import figure, page, table
+from .html import figure, message, page, table
 
 
 def _tag(diagnosis: str | None) -> str:
@@ -26,13 +26,13 @@ def start_here(checks) -> str:
     worst = main_problem(checks)
     if worst is None:
         return '<p class="start">Every check passes.</p>'
-    return f'<p class="start"><strong>Start here:</strong> {escape(worst.message)}{_tag(worst.diagnosis)}</p>'
+    return f'<p class="start"><strong>Start here:</strong> {message(worst.message)}{_tag(worst.diagnosis)}</p>'
 
 
 def _summary(record: Record, late: Lateness | None) -> str:
     cats = ", ".join(f"{k} {v.earned}/{v.max}" for k, v in record.categories.items())
     rows = ([escape(s.notebook), f"{s.earned}/{s.max}",
-             escape(s.problem) + _tag(s.diagnosis) if s.problem else '<span class="pass">all checks pass</span>']
+             message(s.problem) + _tag(s.diagnosis) if s.problem else '<span class="pass">all checks pass</span>']
             for s in notebook_summaries(record))
     when = f"<p>Submission time: {escape(late.describe())}.</p>" if late and late.describe() else ""
     return (f'<section id="summary"><p class="total"><strong>Total: {score(record.total, late):g} / '
@@ -58,8 +58,8 @@ def check_rows(checks):
     advice = deduplicated(checks)
     for i, c in enumerate(checks):
         status = '<span class="pass">passed</span>' if c.passed else '<span class="fail">failed</span>'
-        message = "" if c.passed else escape(advice[i]) + _tag(c.diagnosis)
-        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status, f"{c.points}/{c.max_points}", message]
+        text = "" if c.passed else message(advice[i]) + _tag(c.diagnosis)
+        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status, f"{c.points}/{c.max_points}", text]
 
 
 def plots(checks) -> list[str]:
@@ -80,7 +80,7 @@ def feedback_html(record: Record, late: Lateness | None = None) -> str:
     parts += plots(record.checks)
     if record.notes:
         parts.append("<h2>Errors in your notebook</h2><ul>" +
-                     "".join(f"<li>{escape(n)}</li>" for n in record.notes) + "</ul>")
+                     "".join(f"<li>{message(n)}</li>" for n in record.notes) + "</ul>")
     output = terminal(record.output)
     if output.strip():
         parts.append(f"<h2>Your code's output</h2><pre>{escape(output[:20000])}</pre>")

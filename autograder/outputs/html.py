@@ -1,12 +1,16 @@
 """A tiny, dependency-free page skeleton shared by the feedback pages and the report."""
 from __future__ import annotations
 
+import re
 from html import escape
+
+_CODE = re.compile(r"`([^`\n]{1,200})`")       # Markdown inline code, as the messages write it
 
 STYLE = """
 body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border:1px solid #ccc;padding:.35rem .5rem;
 text-align:left;vertical-align:top}th{background:#f3f3f3}.pass{color:#1a7f37}.fail{color:#b42318}
+code{background:#f0f0f0;border-radius:3px;padding:0 .2rem;font-size:.92em}
 .tag{background:#fff3cd;border-radius:4px;padding:0 .3rem;font-family:monospace}pre{background:#f6f8fa;
 padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}.review{background:#fde8e8;padding:.6rem}
 figure.chart{margin:1rem 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}
@@ -28,3 +32,9 @@ def table(headers, rows) -> str:
 def figure(svg_markup: str) -> str:
     """An inline SVG chart (made by ``svg``, which escapes every text in it), so its tooltips work."""
     return f'<figure class="chart">{svg_markup}</figure>'
+
+
+def message(text: str) -> str:
+    """A message as HTML: escaped first (student text in it stays inert), then each `inline code` span
+    of the message, already escaped, in <code>. An unpaired backtick stays a backtick."""
+    return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", escape(text))

@@ -11,7 +11,7 @@ from ..gradebook.lateness import Lateness, score
 from ..records import Record, atomic_write
 from . import svg
 from .classstats import failure_rates, misconception_counts, undiagnosed
-from .html import figure, page, table
+from .html import figure, message, page, table
 
 
 def _link(student_id: str) -> str:
@@ -46,7 +46,7 @@ def _undiagnosed(records: list[Record]) -> list[str]:
     if not found:
         return head + ["<p>None: every failure was diagnosed, unfinished or is under review.</p>"]
     return head + [table(["check", "students", "one of their messages"], (
-        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s) for s in u.students), escape(u.example)]
+        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s) for s in u.students), message(u.example)]
         for u in found))]
 
 
