@@ -172,11 +172,19 @@ def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
         raise StudentError(f"`{name}` returned None; it should return a pair (output, weights): did it "
                            "forget to `return` them?")
     if not isinstance(value, (tuple, list)):
-        raise StudentError(f"`{name}` should return a pair (output, weights); got a {type(value).__name__}, "
+        raise StudentError(f"`{name}` should return a pair (output, weights); got {a_kind(value)}, "
                            f"{shown(value)}")
     if len(value) != 2:
         raise StudentError(f"`{name}` should return a pair (output, weights); got {len(value)} values")
     return to_array(value[0], f"the output of `{name}`"), to_array(value[1], f"the weights of `{name}`")
+
+
+def a_kind(value) -> str:
+    """What kind of value it is, with its article: "an int", "a list", "a numpy array of shape (3, 4)"."""
+    if isinstance(value, np.ndarray):
+        return f"a numpy array of shape {value.shape}"
+    kind = type(value).__name__
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
 
 
 def to_int(value, what: str) -> int:
@@ -185,9 +193,11 @@ def to_int(value, what: str) -> int:
         raise StudentError(f"{what} is None: did the function forget to `return` its result?")
     if isinstance(value, (bool, np.bool_)):
         raise StudentError(f"{what} is {shown(value)}, a truth value; return a whole number")
-    arr = to_array(value, what) if not isinstance(value, (int, np.integer)) else None
-    if arr is None:
+    if isinstance(value, (int, np.integer)):
         return int(value)
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
+        return int(value.item())                 # an integer through the sandbox: exact, whatever its size
+    arr = to_array(value, what)
     if arr.shape != () or not np.isfinite(arr) or arr != np.round(arr):
         raise StudentError(f"{what} should be a whole number; got {shown(value)}")
     return int(round(float(arr)))

@@ -57,7 +57,7 @@ def test_an_exception_without_a_message_says_so():
     def raises(*args, **kwargs):
         raise ValueError()
     message = _failed(softmax=raises)["ex1_softmax", "rows_sum_to_one"].message
-    assert message == "`softmax` raised ValueError (no message)"
+    assert message.startswith("`softmax` raised ValueError (no message). Called with x of shape")
 
 
 def test_the_stub_is_called_the_stub():
@@ -158,3 +158,57 @@ def test_a_single_entry_is_preferred_to_a_compound():
     Q, K, V = _qkv()
     out, w = _pair(lambda q, k: q @ k.T, Q, K, V)
     assert diagnose("cross_attention", (Q, K, V), (out, w)).id == "no-scaling"
+
+
+def test_a_softmax_error_is_restated_with_the_call_input_shape():
+    def bad(x, axis=-1):
+        return np.ones(2) @ x                            # a shape error inside the student's code
+    failed = _failed(softmax=bad)
+    message = failed["ex1_softmax", "any_axis"].message
+    assert message.startswith("`softmax` raised ValueError: matmul")
+    assert "Called with x of shape (" in message and "and axis=0, it should return an array of shape" in message
+    assert "slices along the last axis" in failed["ex1_softmax", "rows_sum_to_one"].message
+
+
+def test_a_single_array_is_named_with_its_grammar_and_shape():
+    from autograder.student import StudentError, a_kind, to_pair
+    with pytest.raises(StudentError) as exc:
+        to_pair(np.zeros((3, 5)), "cross_attention")
+    assert "got a numpy array of shape (3, 5)" in str(exc.value) and "a ndarray" not in str(exc.value)
+    assert (a_kind(3), a_kind([1]), a_kind({}), a_kind(np.int64(1))) == ("an int", "a list", "a dict", "an int64")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.longdouble, np.int8, np.int32, np.uint64])
+def test_every_real_dtype_is_accepted_where_float64_is(dtype):
+    """Answers in any real numpy dtype are graded by their values (float16 only where it is exact)."""
+    def cast(fn):
+        return lambda *a: tuple(np.asarray(v).astype(dtype) for v in fn(*a))
+    exact = np.dtype(dtype).kind in "iu" or np.finfo(dtype).eps < 1e-6
+    failed = _failed(causal_mask=lambda n: C.causal_mask(n).astype(np.longdouble),
+                     attention_memory_bytes=lambda n, b=2: np.asarray(n * n * b).astype(np.uint64)[()],
+                     crossover_length=lambda d, b=2, e=4: np.longdouble(e * d),
+                     **({"cross_attention": cast(C.cross_attention)} if exact and np.dtype(dtype).kind == "f" else {}))
+    assert failed == {}
+
+
+def test_counts_that_overflow_or_change_unit_say_so():
+    failed = _failed(attention_memory_bytes=lambda n, b=2: np.int32(n) * np.int32(n) * np.int32(b),
+                     ffn_memory_bytes=lambda n, d, b=2, e=4: n * e * d * b // 2**20,
+                     crossover_length=lambda d, b=2, e=4: e * d)
+    overflow = failed["ex3_memory", "attention_bytes_exact"].message
+    assert "but the exact count is 2,199,023,255,552: more than int32 holds" in overflow
+    assert "`int(n)`" in overflow and "check every factor" not in overflow
+    assert "floor-divided by 2**20 (`// 2**20`), a count in MiB" in failed["ex3_memory", "ffn_bytes_exact"].message
+    assert set(failed) == {("ex3_memory", "attention_bytes_exact"), ("ex3_memory", "ffn_bytes_exact")}
+    rounded = _failed(attention_memory_bytes=lambda n, b=2: np.float32(n) * n * b)["ex3_memory", "attention_bytes_exact"]
+    assert "float32 holds whole numbers exactly only up to 16,777,216" in rounded.message
+
+
+def test_a_unit_is_named_only_when_it_reproduces_several_answers():
+    from autograder.checks._counts import count_slip
+    cases = [(1, 2), (3, 2), (256, 2)]
+    exact = [2, 18, 131072]
+    assert count_slip("attention_memory_bytes", cases, [0, 0, 0], exact) is None          # 0 fits every unit
+    assert count_slip("attention_memory_bytes", cases, [0, 0, 128], exact) is None        # one answer is no proof
+    assert "KiB" in count_slip("attention_memory_bytes", cases + [(1000, 2)], [0, 0, 128, 1953], exact + [2000000])
+    assert count_slip("attention_memory_bytes", cases + [(1000, 2)], [0, 0, 128, 1954], exact + [2000000]) is None

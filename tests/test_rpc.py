@@ -108,3 +108,22 @@ def test_many_results_in_one_frame():
     assert out[1][:3] == ("raised", "ValueError", "bad n")
     assert out[2][0] == "refused" and "MiB" in out[2][2]
     assert out[3][0] == "ok" and out[3][1][0].tolist() == [1.0, 1.0] and out[3][1][1] == 3.0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "longdouble", ">f8", ">f4", "int8", "uint16",
+                                   ">i4", "int64", "uint64", "bool"])
+def test_every_real_numpy_dtype_travels_as_in_process(dtype):
+    """float16 to long double (float128) and every integer dtype, in either byte order, reach the grader
+    with their values (a long double as float64, which is what the grader reads it as in-process too)."""
+    values = np.array([[0, 1, 2], [3, 4, 126]]).astype(dtype)
+    reply, payload = encode_results([("ok", values), ("ok", values[0, 1]), ("ok", (values, values))], 1 << 20)
+    out = decode_many(reply, payload, 3)
+    assert [o[0] for o in out] == ["ok", "ok", "ok"]
+    assert out[0][1].tolist() == values.astype(float).tolist() and float(out[1][1]) == 1.0
+    assert out[0][1].dtype.isnative and out[0][1].dtype.kind == values.dtype.kind
+
+
+def test_complex_results_are_refused_with_what_to_return():
+    reply, payload = encode_results([("ok", np.ones(2, complex))], 1 << 20)
+    outcome = decode_many(reply, payload, 1)[0]
+    assert outcome[0] == "refused" and "complex" in outcome[2] and "real numbers" in outcome[2]

@@ -257,3 +257,27 @@ def test_nbgrader_validate_shows_the_advice(tmp_path):
     shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
     wide = validate(folder)
     assert advice in wide and evidence in wide
+
+
+STUB_SOFTMAX = "def softmax(x, axis=-1):\n    raise NotImplementedError()\n"
+
+
+@pytest.mark.parametrize("name, function, cell", [("ex2_causal_mask", "causal_attention", "ex2_causal_visible"),
+                                                  ("ex4_cross_attention", "cross_attention", "ex4_cross_visible")])
+def test_a_softmax_stub_is_named_as_the_grader_names_it(name, function, cell):
+    """A notebook whose copied softmax is still the stub: its attention's visible test says so (as the
+    grader does) instead of a bare NotImplementedError traceback; a stub attention keeps its own error."""
+    results = run_visible(name, overrides={"softmax": STUB_SOFTMAX})
+    said = results[cell]
+    assert said.startswith("Write softmax in this notebook too (copy it from exercise 1): "
+                           f"{function} calls this notebook's softmax"), said
+    stub = f"def {function}(Q, K, V):\n    raise NotImplementedError()\n"
+    said = run_visible(name, overrides={function: stub})[cell]
+    assert said.startswith("raised NotImplementedError in the student's code"), said
+
+
+def test_the_crossover_off_by_one_is_not_blamed_on_the_expansion():
+    strict = ("def crossover_length(d_model, dtype_bytes=2, expansion=4):\n    n = 1\n"
+              "    while not n * n * dtype_bytes > n * expansion * d_model * dtype_bytes:\n        n += 1\n    return n\n")
+    said = run_visible("ex3_memory", overrides={"crossover_length": strict})["ex3_crossover_visible"]
+    assert said.startswith("Stop at the first n with attention >= FFN (>=, not >)") and "expansion you" not in said

@@ -9,13 +9,24 @@ import numpy as np
 
 import solutions as S
 
-from ..student import call, to_array
+from ..student import StudentError, call, to_array
 from ..tolerance import close
 from ._base import mismatch, normal, ok
 
 
 def _run(student, x, **kwargs):
-    return to_array(call(student, "softmax", x, **kwargs), "the result of `softmax`")
+    """The student's softmax(x, **kwargs) as an array; an exception it raised is restated with the input's
+    shape, as the attention checks restate theirs."""
+    try:
+        return to_array(call(student, "softmax", x, **kwargs), "the result of `softmax`")
+    except StudentError as exc:
+        if exc.raised in (None, "NotImplementedError"):
+            raise
+        axis = kwargs.get("axis")
+        given, along = (f" and axis={axis}", f"axis {axis}") if axis is not None else ("", "the last axis")
+        raise StudentError(f"{str(exc).rstrip('.')}. Called with x of shape {x.shape}{given}, it should return "
+                           f"an array of shape {x.shape} whose slices along {along} sum to 1.",
+                           exc.diagnosis, exc.raised) from None
 
 
 def rows_sum_to_one(student, rng):

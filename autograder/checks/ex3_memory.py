@@ -7,7 +7,8 @@ import solutions as S
 
 from ..misconceptions import diagnose
 from ..student import StudentError, call, call_all, shown, to_int
-from ._base import mismatch, ok
+from ._base import fail, mismatch, ok
+from ._counts import count_slip, number
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
 
@@ -18,11 +19,14 @@ def _ask(student, name, *args):
     return value, _as_int(name, args, value)
 
 
-def _as_int(name, args, value) -> int:
-    """The exact int; a non-integer answer is still diagnosed (e.g. GB instead of bytes)."""
+def _as_int(name, args, value, slip: str | None = None) -> int:
+    """The exact int; a non-integer answer is still explained (a unit slip, e.g. KiB, found across the
+    check's answers, else the catalogue, e.g. GB instead of bytes)."""
     try:
         return to_int(value, f"{name}{args}")
     except StudentError as exc:
+        if slip:
+            raise StudentError(slip) from None
         entry = diagnose(name, args, value)
         raise StudentError(f"{exc}. {entry.sentence}" if entry else str(exc),
                            entry.id if entry else None) from None
@@ -37,19 +41,34 @@ def attention_bytes_exact(student, rng):
 
 def attention_bytes_measured(student, rng):
     """The count follows dtype_bytes as numpy's .nbytes does: for each dtype it is the fp16 count times
-    itemsize / 2 (exactly .nbytes when the fp16 count is right)."""
+    itemsize / 2 (exactly .nbytes when the fp16 count is right). The unit and the dependence on n are the
+    exact check's to charge (a count in GB follows dtype_bytes too); a count of 0 follows nothing."""
     n = int(rng.integers(2, 300))
-    raw16, fp16 = _ask(student, "attention_memory_bytes", n, 2)
+    raw16 = call(student, "attention_memory_bytes", n, 2)
+    fp16 = _count(n, 2, raw16)
+    if fp16 == 0:
+        return fail(f"attention_memory_bytes({n}, 2) = {shown(raw16)}: a ({n}, {n}) float16 array takes "
+                    f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 cannot follow `dtype_bytes`.")
     for b, dtype in DTYPES.items():
-        raw, got = _ask(student, "attention_memory_bytes", n, b)
-        measured = np.empty((n, n), dtype=dtype).nbytes
-        if got * 2 != fp16 * b:
+        raw = call(student, "attention_memory_bytes", n, b)
+        if not _proportional(_count(n, b, raw) * 2, fp16 * b):
+            measured = np.empty((n, n), dtype=dtype).nbytes
             return mismatch("attention_memory_bytes", (n, b), raw,
                             f"attention_memory_bytes({n}, {b}) = {shown(raw)} and attention_memory_bytes({n}, 2) "
                             f"= {shown(raw16)}, but a ({n}, {n}) array of {np.dtype(dtype).name} takes "
                             f"{measured} bytes (its .nbytes): {b} byte(s) per value against float16's 2, and the count "
                             "should follow dtype_bytes the same way.")
     return ok()
+
+
+def _count(n, b, raw):
+    """One number (a float is the exact check's to charge); anything else is explained as the exact check does."""
+    value = number(raw)
+    return _as_int("attention_memory_bytes", (n, b), raw) if value is None or not np.isfinite(value) else value
+
+
+def _proportional(a, b) -> bool:
+    return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 
 
 def ffn_bytes_exact(student, rng):
@@ -67,11 +86,17 @@ def crossover_exact(student, rng):
 
 
 def _exact(student, name, reference, cases):
-    for args, raw in zip(cases, call_all(student, name, cases)):
+    answers = call_all(student, name, cases)
+    for raw in answers:
         if isinstance(raw, StudentError):
             raise raw
-        got = _as_int(name, args, raw)
-        if got != reference(*args):
+    exact = [reference(*args) for args in cases]
+    slip = count_slip(name, cases, answers, exact)
+    for args, raw, want in zip(cases, answers, exact):
+        got = _as_int(name, args, raw, slip)
+        if got != want:
+            if slip:
+                return fail(slip)
             return mismatch(name, args, raw, f"{name}{args} = {shown(raw)}; {EXPECTED[name]}")
     return ok()
 

@@ -68,18 +68,33 @@ def _node(value, arrays, depth, count):
 
 def _array(value, arrays) -> int:
     if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
-        raise Refused(f"the result is a {type(value).__name__}, a subclass of numpy.ndarray; "
+        raise Refused(f"the result is {_a(type(value).__name__)}, a subclass of numpy.ndarray; "
                       "return a plain numpy array (np.asarray(result))")
     if type(value) is np.ndarray:
         arr = value
     elif type(value) in (bool, int, float) or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
         arr = np.asarray(value)
     else:
-        raise Refused(f"the result is a {type(value).__name__}; return a numpy array or a number")
-    if arr.dtype.str not in ALLOWED_DTYPES:
-        raise Refused(f"the result has dtype {arr.dtype}; return a numeric array (e.g. float64)")
-    arrays.append(arr)
+        raise Refused(f"the result is {_a(type(value).__name__)}; return a numpy array or a number")
+    arrays.append(_wire_dtype(arr))
     return len(arrays) - 1
+
+
+def _a(kind: str) -> str:
+    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+
+
+def _wire_dtype(arr: np.ndarray) -> np.ndarray:
+    """A real number array in a dtype the wire carries: every integer and float dtype numpy has is
+    accepted, as in-process. Another byte order becomes the native one, and a float the wire does
+    not carry (long double, float128) becomes float64, as the grader reads every answer anyway."""
+    if arr.dtype.str in ALLOWED_DTYPES:
+        return arr
+    if arr.dtype.kind in "biuf":
+        native = arr.dtype.newbyteorder("=")
+        return arr.astype(native if native.str in ALLOWED_DTYPES else np.float64)
+    what = "complex numbers" if arr.dtype.kind == "c" else f"dtype {arr.dtype}"
+    raise Refused(f"the result holds {what}; return real numbers (a float or integer array)")
 
 
 # --- grader side ---------------------------------------------------------------------------
