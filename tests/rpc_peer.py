@@ -8,7 +8,7 @@ import time
 
 from autograder.sandbox import rpc
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.forkclient import WorkerHandle
+from autograder.sandbox.handle import WorkerHandle
 
 
 def hello(rid: int, header: dict) -> bytes:

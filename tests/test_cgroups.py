@@ -92,7 +92,7 @@ def test_a_retired_worker_s_cgroup_members_are_killed_at_once(fake_root):
     """``WorkerHandle.kill_now`` (what retiring a worker does before its clean-up is queued) kills
     every member of the worker's cgroup, not only the worker: a process that left its session and
     process group, on a machine without PID namespaces, dies then too."""
-    from autograder.sandbox.forkclient import WorkerHandle
+    from autograder.sandbox.handle import WorkerHandle
     _v2(fake_root)
     [d] = cgroups.create("w6", 8, 1 << 20)
     proc = subprocess.Popen(["sleep", "60"], start_new_session=True)

@@ -10,7 +10,8 @@ import pytest
 
 from autograder.sandbox import layers, namespaces
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.forkclient import ForkServer, WorkerHandle
+from autograder.sandbox.forkclient import ForkServer
+from autograder.sandbox.handle import WorkerHandle
 from conftest import ROOT
 
 SYSTEM_LIB = "/usr/local/lib"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import autograder.outputs as outputs
+import autograder.outputs.write as outputs
 import autograder.outputs.feedback as feedback
 from autograder import __main__ as cli
 from autograder.run.batch import failed_record, grade_batch

@@ -156,7 +156,7 @@ def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(
 
 
 def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_path):
-    from autograder.outputs import write_outputs
+    from autograder.outputs.write import write_outputs
     from autograder.records import OutputError
     from batch_helpers import read_csv
 

@@ -11,7 +11,8 @@ import pytest
 
 from autograder.sandbox import layers, namespaces, seccomp
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.forkclient import ForkServer, WorkerHandle
+from autograder.sandbox.forkclient import ForkServer
+from autograder.sandbox.handle import WorkerHandle
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the namespaces need root")
 

@@ -196,7 +196,7 @@ def test_a_worker_that_ended_is_never_signalled_by_its_old_pid():
     a clean-up behind) must not signal that pid or process group. Here a live process stands where
     the ended worker's pid would be."""
     import subprocess
-    from autograder.sandbox.forkclient import WorkerHandle
+    from autograder.sandbox.handle import WorkerHandle
     ended = subprocess.Popen(["true"])
     pidfd = os.pidfd_open(ended.pid)
     ended.wait()

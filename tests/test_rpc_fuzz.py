@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from autograder.sandbox import rpc
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.forkclient import WorkerDied, WorkerHandle
+from autograder.sandbox.handle import WorkerDied, WorkerHandle
 from rpc_peer import FakeServer, handle_answering
 
 READER_ERRORS = (rpc.ProtocolError, rpc.PeerGone, rpc.Deadline)

@@ -13,40 +13,15 @@ from __future__ import annotations
 import functools
 import itertools
 import warnings
-from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
 from ..tolerance import same_values
+from .entry import Misconception
 
 COMPOUND = "+"
 # the pipeline's knobs in the order their stages run: a compound names its mistakes in this order
 KNOB_ORDER = ("scale", "mask", "axis", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
-
-
-@dataclass(frozen=True)
-class Misconception:
-    id: str
-    function: str               # the exercise function this variant imitates
-    impl: Callable              # same signature and return shape as the exercise function
-    advice: str                 # what the student should change
-    knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
-    parts: tuple = ()           # for a compound: the two entries it combines
-
-    @property
-    def sentence(self) -> str:
-        """What the feedback says after the check's own message."""
-        if self.parts:
-            first, second = self.parts
-            return f"It looks like two mistakes together. First, {first.advice} Second, {second.advice}"
-        return f"It looks like {self.advice}"
-
-
-def knobbed(mid: str, function: str, knobs: dict, advice: str) -> Misconception:
-    """An entry that is the exercise's pipeline with ``knobs`` turned."""
-    from .pipeline import variant
-    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs))
 
 
 def _catalogue() -> list[Misconception]:
@@ -96,7 +71,3 @@ def diagnose(function: str, args: tuple, student_value) -> Misconception | None:
         if _reproduces(entry, args, student_value):
             return entry
     return next((c for c in compounds_for(function) if _reproduces(c, args, student_value)), None)
-
-
-def by_id(mid: str) -> Misconception:
-    return next(m for m in CATALOGUE if m.id == mid)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Misconception, knobbed
+from .entry import Misconception, knobbed
 
 
 # --- softmax(x, axis) ---------------------------------------------------------------------

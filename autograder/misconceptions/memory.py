@@ -1,7 +1,7 @@
 """Wrong ways to count activation memory (exercise 3)."""
 from __future__ import annotations
 
-from . import knobbed
+from .entry import knobbed
 
 _DTYPE = "the result does not change with dtype_bytes; multiply by dtype_bytes (2 for fp16, 4 for fp32)."
 _GB = "the result is in gigabytes; return the exact number of bytes (an integer)."

@@ -188,7 +188,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
             if outputs:
-                from ..outputs import write_outputs
+                from ..outputs.write import write_outputs
                 result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
                                                gradebook=gradebook)
         except BaseException:

@@ -13,7 +13,8 @@ import threading
 import time
 
 from ..intake import CodeCell
-from ..sandbox.forkclient import ForkServer, WorkerDied, WorkerHandle, cell_bytes
+from ..sandbox.forkclient import ForkServer
+from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
 from ..sandbox.limits import Limits
 from ..sandbox.rpc import MAX_PAYLOAD
 from ..student import StudentError, StudentRaised

@@ -5,7 +5,7 @@ hidden tests: the fork server imports only this package, numpy, IPython,
 matplotlib and pyseccomp, so a student process that escaped would find nothing
 secret in its own memory.
 
-Grader side: ``forkclient`` (ForkServer, WorkerHandle), ``pool`` (workers started
+Grader side: ``forkclient`` (ForkServer), ``handle`` (WorkerHandle), ``pool`` (workers started
 ahead, ended ones cleaned up behind), ``replies`` (what each reply
 must look like), ``convert`` (the value codec, both sides), ``rpc`` (frames).
 Worker side: ``forkserver``, ``worker``, and the layers: ``layers`` (order and

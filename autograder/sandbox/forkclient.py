@@ -1,22 +1,15 @@
-"""Grader side: the fork server process and a handle on each sandboxed worker.
+"""Grader side: the client of the fork server process, which forks the sandboxed workers.
 
-A ``WorkerHandle`` asks the ``ForkServer`` for a worker and sends it requests
-(run a cell, list functions, call a function, collect output) under absolute
-wall-clock deadlines. Every reply is checked against its request; a worker
-that dies, overruns or breaks the protocol is killed with every process it
-started (cgroup, sandbox uid, process group) and the request fails with
-``WorkerDied``. Its captured C-level output comes back through a file the
-grader created itself and passed to the worker, never a path the worker could
-swap. ``autograder.run.sandboxed_student`` builds the rubric's view on top.
+The ``ForkServer`` starts the fork server process and asks it for workers
+(through ``pool.WorkerPool``, which keeps some started ahead); each worker is
+driven through a ``handle.WorkerHandle``. ``autograder.run.sandboxed_student``
+builds the rubric's view on top.
 """
 from __future__ import annotations
 
 import json
 import os
-import secrets
-import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -25,10 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from . import cgroups, layers, rpc
-from .convert import decode_many, encode_calls
+from . import cgroups, layers
 from .limits import Limits
-from .replies import check_reply
 
 
 class ForkServer:
@@ -64,11 +55,11 @@ class ForkServer:
         from .pool import WorkerPool
         self.pool = WorkerPool(self, ready)
 
-    def worker(self, limits: Limits) -> "WorkerHandle":
+    def worker(self, limits: Limits):
         """A started worker for one notebook (a ready one when the pool has it)."""
         return self.pool.take(limits)
 
-    def retire(self, handle: "WorkerHandle") -> None:
+    def retire(self, handle) -> None:
         """End a worker: killed now, its clean-up finished in the background (and by ``close``)."""
         self.pool.retire(handle)
 
@@ -120,134 +111,6 @@ class ForkServer:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-class WorkerDied(Exception):
-    """The worker exited, crashed, overran a limit or broke the protocol; it has been killed."""
-
-
-class WorkerHandle:
-    """The grader's handle on one live sandboxed worker process."""
-
-    def __init__(self, server: ForkServer, limits: Limits):
-        self.token = secrets.token_hex(8)
-        self.limits = limits
-        self.signalled, self.groups = False, []
-        self.workdir = server.root / self.token
-        self.output_fd = _output_file()
-        try:
-            self.pid, self.sock = server.spawn(self.token, limits, self.output_fd)
-        except BaseException:
-            os.close(self.output_fd)
-            raise
-        self.lock, self.pidfd = threading.Lock(), _pidfd(self.pid)
-        self.reader = rpc.FrameReader(self.sock.fileno())
-        try:
-            self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
-        except WorkerDied:
-            self.cleanup()                            # no descriptor or folder left behind
-            raise
-
-    def request(self, header: dict, seconds: float, payload: bytes = b"") -> tuple[dict, bytes]:
-        """The checked reply to ``header``; on any failure the worker is killed and WorkerDied raised."""
-        rid = secrets.randbits(64)
-        deadline = time.monotonic() + seconds
-        try:
-            rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
-            got, reply, data = self.reader.read(deadline)
-            check_reply(header, rid, got, reply)
-        except rpc.Deadline:
-            raise self._died(f"no answer within {seconds:g} s") from None
-        except (rpc.PeerGone, OSError):
-            raise self._died("the worker process ended (it exited, crashed or was killed)") from None
-        except rpc.ProtocolError as exc:
-            raise self._died(f"the worker broke the protocol: {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - nothing a worker sends may raise into the grader
-            raise self._died(f"the worker's reply could not be read ({type(exc).__name__})") from None
-        return reply, data
-
-    def run_cell(self, source: str, seconds: float, names=()) -> dict:
-        """Run one cell of code. Its source travels as the frame's payload, not in the JSON header:
-        a cell may be megabytes long (a notebook may be 50 MB; a header at most 1 MiB). The reply
-        says which of ``names`` are callables in the notebook after the cell ran (``defined``)."""
-        return self.request({"op": "run_cell", "names": list(names)}, seconds, cell_bytes(source))[0]
-
-    def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float) -> tuple[dict, list]:
-        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call."""
-        encoded, payload = encode_calls(calls)
-        reply, data = self.request({"op": "call_many", "fn": fn, "calls": encoded}, seconds, payload)
-        if not reply["ok"]:
-            return reply, []
-        try:
-            return reply, decode_many(reply["many"], data, len(calls))
-        except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
-            raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
-
-    def _died(self, why: str) -> WorkerDied:
-        self.kill()
-        return WorkerDied(why)
-
-    def fd_output(self, cap: int) -> str:
-        """What the worker's processes wrote to fds 1 and 2: at most ``cap`` bytes, read from our own file."""
-        try:
-            return os.pread(self.output_fd, cap, 0).decode("utf-8", "replace")
-        except OSError:
-            return ""
-
-    def cgroups(self) -> list:
-        """The worker's cgroup folders, looked up once they exist (the worker creates them as it starts)."""
-        if not self.groups:
-            self.groups = cgroups.find(self.token)
-        return self.groups
-
-    def kill_now(self) -> None:
-        """SIGKILL the worker, its process group and every process in its cgroup at once, without
-        waiting (``kill`` waits and makes sure); safe from any thread, any number of times. As the
-        init of its PID namespace, the worker takes every process it started with it. Its pid is
-        signalled once, through a pidfd, and only while the worker lives: the fork server reaps it, so
-        afterwards that pid may be another process's (another student's worker, even)."""
-        for group in self.cgroups():
-            cgroups.signal_members(group)
-        with self.lock:
-            if self.signalled:
-                return
-            self.signalled = True
-            if self.pidfd is not None and _exited(self.pidfd):
-                return
-            for kill in (os.killpg, self._kill_pid):
-                try:
-                    kill(self.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-
-    def _kill_pid(self, pid: int, sig: int) -> None:
-        if self.pidfd is not None:
-            signal.pidfd_send_signal(self.pidfd, sig)
-        else:
-            os.kill(pid, sig)
-
-    def kill(self) -> None:
-        """SIGKILL the worker and everything it started; no process survives."""
-        groups = self.cgroups()
-        emptied = cgroups.kill_all(groups) if groups else False
-        if os.geteuid() == 0 and not emptied:
-            _kill_uid(layers.sandbox_uid(self.pid))
-        self.kill_now()
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-    def cleanup(self) -> None:
-        self.kill()
-        with self.lock:
-            if self.pidfd is not None:
-                os.close(self.pidfd)
-                self.pidfd = None
-        if self.output_fd >= 0:
-            os.close(self.output_fd)
-            self.output_fd = -1
-        shutil.rmtree(self.workdir, ignore_errors=True)
-
-
 def _abandon(root: Path, token) -> None:
     """End a worker nobody holds (its grader end was closed when its spawn gave up): it leaves when it
     reads the hang-up; kill what its cgroup holds and remove its folder."""
@@ -255,47 +118,3 @@ def _abandon(root: Path, token) -> None:
         return
     cgroups.kill_all(cgroups.find(token), timeout=2.0)
     shutil.rmtree(root / token, ignore_errors=True)
-
-
-def _pidfd(pid: int) -> int | None:
-    """A descriptor that names this process for good (None where pidfds are missing). The worker was
-    just started and has not answered yet, so the pid is still its own."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
-
-
-def _exited(pidfd: int) -> bool:
-    """A pidfd becomes readable when its process has ended."""
-    return bool(select.select([pidfd], [], [], 0)[0])
-
-
-def _output_file() -> int:
-    """An anonymous file for the worker's fds 1 and 2, created here and never looked up by name."""
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create("autograder-worker-output", os.MFD_CLOEXEC)
-    with tempfile.TemporaryFile() as f:
-        return os.dup(f.fileno())
-
-
-def _kill_uid(uid: int) -> None:
-    """kill(-1, SIGKILL) as the sandbox uid: ends every process of that uid, even setsid daemons."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgid(uid)
-            os.setuid(uid)
-            for _ in range(3):
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except OSError:
-                    break
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-
-
-def cell_bytes(source: str) -> bytes:
-    """A cell's source as sent to the worker (lone surrogates kept, as the notebook held them)."""
-    return source.encode("utf-8", "surrogatepass")

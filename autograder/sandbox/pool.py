@@ -23,7 +23,7 @@ import threading
 import time
 from collections import deque
 
-from .forkclient import WorkerDied, WorkerHandle
+from .handle import WorkerDied, WorkerHandle
 from .limits import Limits
 
 

@@ -1,0 +1,33 @@
+"""One entry of the misconception catalogue: a known-wrong implementation and what to change.
+
+A leaf of the catalogue: the entry modules (``attention``, ``masking``, ``memory``) build their
+entries from it, and the package (``diagnose``) imports them, never the other way round.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Misconception:
+    id: str
+    function: str               # the exercise function this variant imitates
+    impl: Callable              # same signature and return shape as the exercise function
+    advice: str                 # what the student should change
+    knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
+    parts: tuple = ()           # for a compound: the two entries it combines
+
+    @property
+    def sentence(self) -> str:
+        """What the feedback says after the check's own message."""
+        if self.parts:
+            first, second = self.parts
+            return f"It looks like two mistakes together. First, {first.advice} Second, {second.advice}"
+        return f"It looks like {self.advice}"
+
+
+def knobbed(mid: str, function: str, knobs: dict, advice: str) -> Misconception:
+    """An entry that is the exercise's pipeline with ``knobs`` turned."""
+    from .pipeline import variant
+    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs))
