@@ -106,6 +106,20 @@ def _check(args) -> int:
     return 0
 
 
+def _watch(args) -> int:
+    from .lifecycle import Stop
+    from .watch.service import watch
+    try:
+        watch(course=args.course, assignment=args.assignment, scheduler=args.scheduler, poll=args.poll)
+    except Stop as stop:
+        print(f"stopped by {stop.name}; the journal keeps every submission handled: run watch again to "
+              "continue where it stopped", file=sys.stderr)
+        return stop.exit_code
+    except (ValueError, RuntimeError, OSError) as exc:
+        return _error(exc)
+    return 0
+
+
 def _init(args) -> int:
     from .course.create import CourseExists, init_course, next_steps
     try:
@@ -130,6 +144,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0.01 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be from 0.01 to 60 seconds, got {text}")
     return value
 
 
@@ -160,6 +181,15 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--student", default=None, help="student id (default: from the nbgrader layout)")
     check.add_argument("--assignment", default=None, help="assignment (default: from the nbgrader layout)")
     check.set_defaults(func=_check)
+    watch = sub.add_parser("watch", help="feedback on submit: grade each submission reaching nbgrader's exchange "
+                           "and publish its pages for fetch_feedback")
+    watch.add_argument("--course", default=".")
+    watch.add_argument("--assignment", default=None,
+                       help="the assignment to watch (default: the only one under COURSE/source/)")
+    watch.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
+    watch.add_argument("--poll", type=_seconds, default=None, metavar="SECONDS",
+                       help="look at the inbound folder every SECONDS instead of inotify (an exchange on NFS)")
+    watch.set_defaults(func=_watch)
     init = sub.add_parser("init", help="lay out an nbgrader course holding this chapter in DIR")
     init.add_argument("dir")
     init.add_argument("--force", action="store_true", help="overwrite this chapter's files and the config")

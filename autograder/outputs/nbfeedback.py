@@ -54,11 +54,12 @@ def _secret(path: Path) -> bytes | None:
     return data if _HEX.fullmatch(data) else None
 
 
-def notebook_html(record: Record, notebook: str, lateness: Lateness | None) -> str:
+def notebook_html(record: Record, notebook: str, lateness: Lateness | None, banner: str = "") -> str:
+    """The notebook's page; ``banner`` (HTML) comes first (feedback on submit says what the page is)."""
     checks = [c for c in record.checks if c.notebook == notebook]
     score = record.notebooks[notebook]
     penalty = (lateness.penalties.get(notebook, 0.0) if lateness else 0.0)
-    parts = [f"<p><strong>Score: {score.earned - penalty:g} / {score.max}</strong></p>"]
+    parts = [banner] * bool(banner) + [f"<p><strong>Score: {score.earned - penalty:g} / {score.max}</strong></p>"]
     when = lateness.describe() if lateness else ""
     if lateness and lateness.seconds_late > 0:
         parts.append(f"<p>Late: {escape(when)}; on this notebook {penalty:g} points.</p>")

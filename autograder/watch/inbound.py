@@ -1,0 +1,134 @@
+"""The exchange's inbound folder, read as hostile input.
+
+Every student can write there (nbgrader makes it 0733), so anything may stand in it: a folder named
+as nbgrader's ``submit`` names it (``<student>+<assignment>+<timestamp>[+<random>]``, split as
+``nbgrader collect`` splits it), or a link, a FIFO, a file, a name that is none of these, a folder
+whose ``submission_secret.txt`` is missing, a link, huge or not hex. Each entry is looked at through
+a folder descriptor without following links or opening anything but a regular file, and becomes
+either a ``Ready`` submission or a ``problem`` (a note for the instructor); nothing here raises.
+
+A submission is complete when nbgrader's ``submit`` has finished it: it writes the notebooks, then
+``timestamp.txt`` and the secret, and opens the folder's mode to 0777 last. A folder that never gets
+there (a copy by hand, a crashed submit) is taken as it is once nothing in it changed for
+``SETTLE_SECONDS``.
+"""
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass
+
+from ..inert import shown
+from ..intake.files import kind
+
+SECRET = "submission_secret.txt"
+MAX_SECRET_BYTES = 512
+SETTLE_SECONDS = 10.0
+MAX_NOTEBOOKS = 50                  # notebook files of one submission that get a page
+MAX_LISTING = 10_000                # names looked at in a submission folder
+_HEX = re.compile(rb"[0-9a-f]{16,256}")
+_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+
+
+@dataclass(frozen=True)
+class Name:
+    student: str
+    assignment: str
+    timestamp: str
+
+
+def parse_name(name: str) -> Name | str:
+    """The parts of an inbound name as ``nbgrader collect`` reads them, or why it is not one."""
+    parts = name.rsplit("+", 3)
+    if len(parts) < 3 or not all(parts[:3]):
+        return (f"inbound entry {shown(name)} is not named <student>+<assignment>+<timestamp> as nbgrader's "
+                "submit names a submission; it was not graded")
+    if name.startswith(".") or "*" in parts[0]:
+        return f"inbound entry {shown(name)} names no valid student; it was not graded"
+    return Name(parts[0], parts[1], parts[2])
+
+
+@dataclass(frozen=True)
+class Ready:
+    secret: str                      # the submission's secret, exactly as nbgrader wrote it
+    digest: str                      # sha256 of it: what the journal keeps (never the secret itself)
+    received: float                  # when the folder took its last change (the server's clock)
+    notebooks: tuple[str, ...]       # the stems of its .ipynb files, what fetch_feedback looks pages up by
+
+
+@dataclass(frozen=True)
+class Waiting:
+    signature: tuple                 # changes while nbgrader's submit is still writing
+
+
+@dataclass(frozen=True)
+class Problem:
+    note: str
+
+
+def examine(inbound_fd: int, name: str, settled: bool) -> Ready | Waiting | Problem:
+    """What the entry ``name`` of inbound is; ``settled``: it has not changed for SETTLE_SECONDS."""
+    try:
+        st = os.stat(name, dir_fd=inbound_fd, follow_symlinks=False)
+    except OSError as exc:
+        return Problem(f"inbound entry {shown(name)} could not be read ({exc.strerror}); it was not graded")
+    if not stat.S_ISDIR(st.st_mode):
+        return Problem(f"inbound entry {shown(name)} is {kind(st.st_mode)}, not a submission folder; "
+                       "it was not graded (links are never followed)")
+    try:
+        fd = os.open(name, _NOFOLLOW | os.O_DIRECTORY, dir_fd=inbound_fd)
+    except OSError as exc:
+        return Problem(f"inbound entry {shown(name)} could not be opened ({exc.strerror}); it was not graded")
+    try:
+        return _examine_folder(fd, name, settled)
+    finally:
+        os.close(fd)
+
+
+def _examine_folder(fd: int, name: str, settled: bool) -> Ready | Waiting | Problem:
+    st = os.fstat(fd)
+    secret = _secret(fd)
+    finished = stat.S_IMODE(st.st_mode) & 0o777 == 0o777        # nbgrader's submit is done with it
+    if not finished and not settled:
+        return Waiting((st.st_mtime_ns, st.st_ctime_ns, stat.S_IMODE(st.st_mode), secret))
+    if not isinstance(secret, bytes):
+        return Problem(f"submission {shown(name)}: {secret}, so its feedback could not be delivered to "
+                       "anyone; it was not graded (ask the student to submit again with nbgrader)")
+    return Ready(secret.decode("ascii"), hashlib.sha256(secret).hexdigest(), st.st_ctime, _notebooks(fd))
+
+
+def _secret(fd: int) -> bytes | str:
+    """The secret's bytes, or what is wrong with it."""
+    try:
+        sfd = os.open(SECRET, _NOFOLLOW, dir_fd=fd)
+    except FileNotFoundError:
+        return f"it has no {SECRET}"
+    except OSError as exc:
+        return f"its {SECRET} could not be opened ({'it is a link' if exc.errno == errno.ELOOP else exc.strerror})"
+    try:
+        st = os.fstat(sfd)
+        if not stat.S_ISREG(st.st_mode):
+            return f"its {SECRET} is {kind(st.st_mode)}"
+        data = os.read(sfd, MAX_SECRET_BYTES + 1)
+    except OSError as exc:
+        return f"its {SECRET} could not be read ({exc.strerror})"
+    finally:
+        os.close(sfd)
+    if not _HEX.fullmatch(data):
+        return f"its {SECRET} does not hold a secret as nbgrader writes one ({len(data)} bytes, not hex)"
+    return data
+
+
+def _notebooks(fd: int) -> tuple[str, ...]:
+    """The stems of the folder's regular .ipynb files (at most MAX_NOTEBOOKS, links left out)."""
+    stems = []
+    with os.scandir(fd) as it:
+        for seen, entry in enumerate(it):
+            if len(stems) >= MAX_NOTEBOOKS or seen >= MAX_LISTING:
+                break
+            if entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False):
+                stems.append(entry.name[: -len(".ipynb")])
+    return tuple(sorted(stems))

@@ -1,0 +1,80 @@
+"""What a student sees before the deadline (``c.FeedbackOnSubmit.show``), one page per notebook.
+
+- ``full``: the notebook's page as ``grade`` writes it after the deadline (score ``k / m``, each
+  failing check's advice and misconception, heatmaps);
+- ``diagnosis``: the same advice and misconceptions, no points;
+- ``visible``: only the results of the notebook's visible tests (the cells the student already has).
+
+Never a hidden test or the reference code: the pages are built from the record's student-facing
+messages only. Each page says it is pre-deadline feedback and when it was made.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from html import escape
+
+from ..inert import shown
+from ..outputs.feedback import check_rows, plots, review_block, start_here
+from ..outputs.html import page, table
+from ..outputs.nbfeedback import notebook_html
+from ..records import Record
+
+
+@dataclass(frozen=True)
+class VisibleResult:
+    grade_id: str
+    passed: bool | None              # None: the cell never ran (the notebook stopped before it)
+    message: str = ""
+
+
+def when(t: float) -> str:
+    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def banner(made: float) -> str:
+    return (f'<p class="presubmit"><strong>Pre-deadline feedback</strong>, made {when(made)} when you submitted. '
+            "It is not your grade: your instructor grades the submission you hand in last, after the due "
+            "date.</p>")
+
+
+def feedback_page(record: Record, notebook: str, show: str, made: float,
+                  visible: list[VisibleResult] = ()) -> str:
+    if show == "full":
+        return notebook_html(record, notebook, None, banner=banner(made))
+    title = f"Feedback for {record.student_id}: {notebook}.ipynb"
+    if show == "diagnosis":
+        checks = [c for c in record.checks if c.notebook == notebook]
+        rows = ([cell, check, result, advice] for cell, check, result, _points, advice in check_rows(checks))
+        body = [banner(made), start_here(checks), review_block(record),
+                table(["cell", "check", "result", "what to change"], rows), *plots(checks)]
+        return page(title, "\n".join(body))
+    return page(title, "\n".join([banner(made), _visible_table(visible)]))
+
+
+def _visible_table(results: list[VisibleResult]) -> str:
+    if not results:
+        return "<p>This notebook has no visible tests.</p>"
+    word = {True: '<span class="pass">passed</span>', False: '<span class="fail">failed</span>',
+            None: "did not run"}
+    rows = ([escape(r.grade_id), word[r.passed], escape(r.message)] for r in results)
+    return ("<p>The results of the visible tests in your notebook, run on your submission:</p>"
+            + table(["test cell", "result", "message"], rows))
+
+
+def unknown_notebook_page(student: str, notebook_id: str, made: float) -> str:
+    return page(f"Feedback for {student}: {notebook_id}.ipynb", banner(made) +
+                f"<p>{escape(shown(notebook_id + '.ipynb'))} is not one of the assignment's notebooks, so it was "
+                "not checked.</p>")
+
+
+def limit_page(student: str, notebook_id: str, made: float, next_at: float, limit) -> str:
+    return page(f"Feedback for {student}: {notebook_id}.ipynb", banner(made) +
+                f"<p>This submission was received but not checked: you have used your {escape(str(limit))} "
+                f"checks. Your next check is possible after {when(next_at)}: submit again then.</p>")
+
+
+def closed_page(student: str, notebook_id: str, made: float, due: str) -> str:
+    return page(f"Feedback for {student}: {notebook_id}.ipynb", f"<p>Made {when(made)} when you submitted.</p>"
+                f"<p>This submission was received after the due date ({escape(due)}), so it was not checked "
+                "before grading; your instructor's feedback comes with your grade.</p>")

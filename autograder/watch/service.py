@@ -1,0 +1,254 @@
+"""The service: notice each submission in inbound, grade it, publish its pages, journal each step.
+
+One loop in the main thread: list inbound, look at each entry not yet done (``inbound.examine``),
+handle the complete ones in the order they arrived, then sleep until inotify (or the poll) says
+inbound changed, or sooner while a submission is still being written or graded. A stop signal
+(SIGINT, SIGTERM, SIGHUP) ends it between two steps of the journal; the fork server and its
+workers end with it, and the locks are released.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from contextlib import ExitStack
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..course import choose_assignment, load_course
+from ..inert import one_line, shown
+from ..intake.names import notebook_for
+from ..lifecycle import critical, stop_on_signals
+from ..outputs.runlock import RunLock
+from ..rubric import NOTEBOOKS
+from .config import WatchSettings, watch_settings
+from .duedate import DueDates
+from .grading import DaskGrader, Graded, LocalGrader
+from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, parse_name
+from .journal import Journal
+from .limits import next_check
+from .pages import closed_page, feedback_page, limit_page, unknown_notebook_page, when
+from .publish import ensure_folder, page_file, publish, write_atomic
+from .wake import Polling, waker
+
+IDLE_SECONDS = 1.0          # inbound is listed at least this often, whatever inotify says
+PENDING_SECONDS = 0.05      # how often a submission still being written (or graded on Dask) is looked at
+RETRY_SECONDS = 30.0        # after a page could not be written (a full disk, say)
+LOCK = ".autograder-watch.lock"
+
+
+def watch(*, course=".", assignment: str | None = None, scheduler: str | None = None, poll: float | None = None,
+          say=print, warn=None, steps: int | None = None) -> None:
+    """Serve feedback on submit for ``course`` until a stop signal (raised as ``lifecycle.Stop``);
+    ``steps``: return after that many passes over inbound (tests)."""
+    warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
+    settings = _settings(course, assignment)
+    with ExitStack() as stack:
+        stack.enter_context(stop_on_signals())
+        for path, what in ((settings.state / LOCK, f"{settings.state}/ (feedback on submit)"),
+                           (settings.feedback / LOCK, f"{settings.feedback}/ (feedback on submit)")):
+            stack.enter_context(RunLock(path, what))
+        journal = Journal(settings.state)
+        stack.callback(journal.close)
+        grader = DaskGrader(scheduler) if scheduler else LocalGrader()
+        stack.callback(grader.close)
+        wake = waker(settings.inbound, poll)
+        stack.callback(lambda: wake.close())
+        service = Service(settings, journal, grader, say, warn)
+        stack.callback(service.due.close)
+        say(one_line(f"watching {settings.inbound} for {settings.assignment} submissions ({wake.name}); pages go "
+                     f"to {settings.feedback}; show {settings.show!r}, at most {settings.limit} per student"
+                     f"{', also after the due date' if settings.after_due_date else ''}; journal {journal.path}"))
+        done = 0
+        while steps is None or done < steps:
+            timeout = service.step()
+            done += 1
+            if steps is None or done < steps:
+                wake.wait(timeout)
+            if wake.failed is not None:
+                warn(one_line(f"note: inotify stopped ({wake.failed}); polling {settings.inbound} every second"))
+                wake.close()
+                wake = Polling(1.0)
+
+
+def _settings(course, assignment: str | None) -> WatchSettings:
+    course = load_course(course)
+    settings = watch_settings(course, choose_assignment(course.root, assignment))
+    if not settings.inbound.is_dir():
+        raise ValueError(f"{settings.inbound} does not exist: the exchange holds no course "
+                         f"{course.course_id!r} at {settings.root}; run `nbgrader release_assignment` first, "
+                         "or check c.Exchange.root and c.CourseDirectory.course_id")
+    ensure_folder(settings.feedback)
+    (settings.state / "records").mkdir(parents=True, exist_ok=True)
+    return settings
+
+
+class Service:
+    def __init__(self, settings: WatchSettings, journal: Journal, grader, say, warn):
+        self.s, self.journal, self.grader, self.say, self.warn = settings, journal, grader, say, warn
+        self.due = DueDates(settings.course.db_url)
+        self.pending: dict[str, tuple] = {}          # entry -> (signature, monotonic time it last changed)
+        self.ignored: set[str] = set()               # other assignments' submissions
+        self.retry: dict[str, float] = {}            # entry -> monotonic time to try again
+        self.inflight: dict[str, tuple] = {}         # entry -> (name parts, Ready, started at)
+
+    # --- one pass over inbound --------------------------------------------------------------
+    def step(self) -> float:
+        """Handle what is ready; the seconds until the next pass should at the latest happen."""
+        self._collect()
+        try:
+            fd = os.open(self.s.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            self.warn(one_line(f"error: {self.s.inbound} cannot be opened ({exc.strerror}); trying again"))
+            return IDLE_SECONDS
+        try:
+            ready = self._look(fd, sorted(os.listdir(fd)))
+        finally:
+            os.close(fd)
+        for _, name, parts, found in sorted(ready, key=lambda r: (r[0], r[1])):
+            self._handle(name, parts, found)
+        self._collect()
+        return PENDING_SECONDS if self.pending or self.grader.busy else IDLE_SECONDS
+
+    def _look(self, fd: int, names: list[str]) -> list[tuple]:
+        """The complete submissions among ``names`` not yet done; notes for entries that are none."""
+        now, ready = time.monotonic(), []
+        listed = set(names)
+        self.pending = {n: v for n, v in self.pending.items() if n in listed}      # a folder taken away
+        for name in names:
+            state = self.journal.state.entries.get(name)
+            if (state and state.done) or name in self.ignored or name in self.inflight or self.retry.get(name, 0) > now:
+                continue
+            parts = parse_name(name)
+            if isinstance(parts, str):
+                self._note(name, parts)
+                continue
+            if parts.assignment != self.s.assignment:
+                self.ignored.add(name)
+                continue
+            seen = self.pending.get(name)
+            found = examine(fd, name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS)
+            if isinstance(found, Waiting):
+                if not seen or seen[0] != found.signature:
+                    self.pending[name] = (found.signature, now)
+                continue
+            self.pending.pop(name, None)
+            if isinstance(found, Problem):
+                self._note(name, found.note)
+            else:
+                ready.append((found.received, name, parts, found))
+        return ready
+
+    # --- one submission ----------------------------------------------------------------------
+    def _handle(self, name: str, parts, found) -> None:
+        state = self.journal.state.entries.get(name)
+        if state is None or state.received is None:
+            self._append({"event": "received", "entry": name, "student": parts.student, "secret": found.digest,
+                          "received": found.received, "at": time.time()})
+            state = self.journal.state.entries[name]
+        elif state.received.get("secret") != found.digest:
+            return self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "
+                              "not graded and no page was published")
+        first = self.journal.state.secrets.get(found.digest)
+        if first != name:
+            return self._note(name, f"submission {shown(name)} holds the same {SECRET} as {shown(first)}: its "
+                              "pages would be that submission's, so it was not graded and no page was published "
+                              "(a copied folder, or a student imitating another)")
+        if state.graded:
+            return self._publish_saved(name, parts, found, state.graded)
+        if state.starts >= 2:
+            return self._note(name, f"submission {shown(name)} stopped the service twice while it was graded; "
+                              "it is not graded again here: grade it with `python -m autograder check`")
+        if self._closed(name, parts, found):
+            return
+        used = self.journal.state.checks.get(parts.student, []) + [
+            t for n, (p, _, t) in self.inflight.items() if p.student == parts.student]
+        nxt = next_check(used, self.s.limit, time.time())
+        if nxt is not None:
+            made = time.time()
+            pages = {page_file(found.secret, nb): limit_page(parts.student, nb, made, nxt, self.s.limit)
+                     for nb in found.notebooks}
+            return self._publish(name, parts, pages, "limit", f"over the limit ({self.s.limit}); next check "
+                                 f"after {when(nxt)}", next=nxt)
+        self._append({"event": "started", "entry": name, "at": time.time()})
+        self.inflight[name] = (parts, found, time.time())
+        self.grader.submit(name, str(self.s.course.root), self.s.assignment, str(self.s.inbound / name),
+                           parts.student, self.s.show == "visible")
+        self._collect()                            # graded here (local): publish before the next one
+
+    def _closed(self, name: str, parts, found) -> bool:
+        """After the due date (with the student's extension): a page saying so, no check."""
+        if self.s.after_due_date:
+            return False
+        try:
+            due = self.due.due(self.s.assignment, parts.student)
+        except Exception as exc:  # noqa: BLE001 - an unreadable gradebook must not stop feedback
+            self.warn(one_line(f"error: the gradebook could not be read for the due date ({type(exc).__name__}: "
+                               f"{exc}); feedback is given as if none were set"))
+            return False
+        arrived = datetime.fromtimestamp(found.received, timezone.utc).replace(tzinfo=None)
+        if due is None or arrived <= due:
+            return False
+        made, text = time.time(), f"{due:%Y-%m-%d %H:%M:%S} UTC"
+        pages = {page_file(found.secret, nb): closed_page(parts.student, nb, made, text) for nb in found.notebooks}
+        self._publish(name, parts, pages, "closed", f"after the due date {text}: not checked")
+        return True
+
+    def _collect(self) -> None:
+        for name, graded in self.grader.finished():
+            parts, found, started = self.inflight.pop(name)
+            if isinstance(graded, Exception):
+                self.warn(one_line(f"error: grading {shown(name)} failed on the cluster ({graded}); it is "
+                                   "tried again"))
+                continue
+            record_file = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json"
+            write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
+            rec = graded.record
+            self._append({"event": "graded", "entry": name, "student": parts.student, "record": record_file,
+                          "total": rec.total, "max": rec.max_total, "diagnoses": rec.diagnoses,
+                          "review": rec.needs_review, "seconds": round(time.time() - started, 3), "at": time.time()})
+            self._publish_graded(name, parts, found, graded)
+
+    def _publish_saved(self, name: str, parts, found, event: dict) -> None:
+        path = self.s.state / "records" / str(event.get("record", ""))
+        try:
+            graded = Graded.from_dict(json.loads(path.read_text()))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return self._note(name, f"submission {shown(name)} was graded but its saved record {path} cannot be "
+                              f"read ({type(exc).__name__}); grade it with `python -m autograder check`")
+        self._publish_graded(name, parts, found, graded)
+
+    def _publish_graded(self, name: str, parts, found, graded: Graded) -> None:
+        rec, made, pages = graded.record, time.time(), {}
+        for stem in found.notebooks:
+            notebook = notebook_for(f"{stem}.ipynb", tuple(NOTEBOOKS))
+            pages[page_file(found.secret, stem)] = (
+                feedback_page(rec, notebook, self.s.show, made, graded.visible.get(notebook, []))
+                if notebook else unknown_notebook_page(parts.student, stem, made))
+        used = len(self.journal.state.checks.get(parts.student, []))
+        diagnoses = f" ({', '.join(rec.diagnoses)})" if rec.diagnoses else ""
+        self._publish(name, parts, pages, "feedback", f"graded {rec.total}/{rec.max_total}{diagnoses}"
+                      f"{', needs review' if rec.needs_review else ''}; check {used} of {self.s.limit}")
+
+    def _publish(self, name: str, parts, pages: dict, kind: str, what: str, **extra) -> None:
+        try:
+            publish(self.s.feedback, pages)
+        except OSError as exc:
+            self.retry[name] = time.monotonic() + RETRY_SECONDS
+            self.warn(one_line(f"error: the pages of {shown(name)} could not be written to {self.s.feedback} "
+                               f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
+            return
+        self._append({"event": "published", "entry": name, "kind": kind, "pages": len(pages), "at": time.time(),
+                      **extra})
+        self.say(one_line(f"{when(time.time())} {shown(parts.student)}: {what}; {len(pages)} "
+                          f"page{'s' * (len(pages) != 1)} published"))
+
+    def _note(self, name: str, note: str) -> None:
+        self._append({"event": "note", "entry": name, "note": note, "at": time.time()})
+        self.warn(one_line(f"note: {note}"))
+
+    def _append(self, event: dict) -> None:
+        with critical():                           # a stop signal waits until the line is whole
+            self.journal.append(event)
