@@ -107,7 +107,7 @@ def _check(args) -> int:
 
 
 def _watch(args) -> int:
-    from .lifecycle import Stop
+    from .run.lifecycle import Stop
     from .watch.service import watch
     try:
         watch(course=args.course, assignment=args.assignment, scheduler=args.scheduler, poll=args.poll)

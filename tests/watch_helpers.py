@@ -11,9 +11,9 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from autograder import sample_class
-from autograder.nbgrader_cli import run_nbgrader
-from autograder.submissions import write_submission
+from autograder.samples import sample_class
+from autograder.course.nbgrader_cli import run_nbgrader
+from autograder.samples.synthetic import write_submission
 
 A = "ch04_attention"
 COURSE_ID = "attention-course"

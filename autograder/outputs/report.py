@@ -58,7 +58,8 @@ def _review(records: list[Record], late: dict[str, Lateness]) -> list[str]:
 
 
 def report_html(records: list[Record], assignment: str, late: dict[str, Lateness] | None = None,
-                delivery: list[str] = ()) -> str:
+                delivery: list[str] = (), before=None) -> str:
+    """``before``: what feedback on submit saw (``watch.summary.BeforeDeadline``), if it ran."""
     if not records:
         return page(f"Grading report: {assignment}", "<p>No submissions were graded.</p>")
     late = late or {}
@@ -70,8 +71,25 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
         f"{sum(t == max_total for t in totals)} full marks; {sum(r.needs_review for r in records)} need review.</p>",
         figure(svg.histogram(totals, max_total))]
     parts += _rates(records) + _misconceptions(records) + _undiagnosed(records) + _review(records, late)
-    parts += _lateness_section(records, late) + _delivery_section(delivery)
+    parts += _lateness_section(records, late) + _delivery_section(delivery) + _before_deadline(before)
     return page(f"Grading report: {assignment}", "\n".join(parts))
+
+
+def _before_deadline(before) -> list[str]:
+    """Checks used per student, and the misconceptions students fixed after feedback on submit named them."""
+    if before is None:
+        return []
+    students = sorted(set(before.checks) | set(before.refused))
+    used = table(["student", "checks used", "turned away by the limit"],
+                 ([escape(s), str(before.checks.get(s, 0)), str(before.refused.get(s, 0))] for s in students))
+    named = sorted(before.named, key=lambda m: (-len(before.named[m]), m))
+    fixed = table(["misconception", "students it was named to", "fixed after feedback", "who fixed it"], (
+        [escape(m), str(len(before.named[m])), str(len(before.fixed.get(m, ()))),
+         escape(", ".join(sorted(before.fixed.get(m, ()))))] for m in named))
+    return ["<h2>Before the deadline</h2>",
+            f"<p>Feedback on submit: {sum(before.checks.values())} checks by {len(students)} students.</p>",
+            used, "<p>Misconceptions fixed after feedback: a check named it, and a later check of the same "
+            "student no longer did.</p>", fixed if named else "<p>No check named a misconception.</p>"]
 
 
 def _lateness_section(records: list[Record], late: dict[str, Lateness]) -> list[str]:
@@ -90,5 +108,5 @@ def _delivery_section(delivery: list[str]) -> list[str]:
 
 
 def write_report(path: Path, records: list[Record], assignment: str, late: dict[str, Lateness] | None = None,
-                 delivery: list[str] = ()) -> None:
-    atomic_write(path, report_html(records, assignment, late, delivery))
+                 delivery: list[str] = (), before=None) -> None:
+    atomic_write(path, report_html(records, assignment, late, delivery, before))

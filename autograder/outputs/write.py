@@ -30,8 +30,9 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     delivery = []
     for record in records:
         errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery)
+    from ..watch.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
-                                    late, delivery),) if e]
+                                    late, delivery, before_deadline(settings.root, assignment)),) if e]
     return errors
 
 

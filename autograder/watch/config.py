@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..course import CONFIG, Course
+from ..course.settings import CONFIG, Course
 from .limits import Limit, parse_limit
 
 DEFAULT_ROOT = "/usr/local/share/nbgrader/exchange"      # nbgrader's Exchange.root default

@@ -34,8 +34,8 @@ def grade_inbound(course: str, assignment: str, folder: str, student: str, visib
                   server=None) -> Graded:
     """The record of the submission in ``folder`` (and its visible tests' results when asked); ``server``:
     the fork server to use (default: this process's, as on a Dask worker)."""
-    from ..batch import _server, failed_record
-    from ..hardened import grade_submission
+    from ..run.batch import _server, failed_record
+    from ..run.hardened import grade_submission
     try:
         server = server or _server()
         record = grade_submission(folder, course=course, student_id=student, server=server, assignment=assignment)
@@ -48,11 +48,12 @@ def grade_inbound(course: str, assignment: str, folder: str, student: str, visib
 
 
 def visible_tests(folder: Path, course: Path, assignment: str, student: str, server) -> dict[str, list[VisibleResult]]:
-    from ..hardened import intake_submission
+    from ..run.hardened import intake_submission
     from ..intake import CodeCell, course_notebooks
-    from ..rubric import FUNCTIONS, RUBRIC
+    from ..assignment import FUNCTIONS
+    from ..rubric import RUBRIC
     from ..sandbox.limits import Limits
-    from ..sandboxed_student import SandboxedStudent
+    from ..run.sandboxed_student import SandboxedStudent
     intake = intake_submission(folder, course, assignment, student)
     out = {}
     for notebook, expected in course_notebooks(course, assignment).expected.items():
@@ -93,7 +94,7 @@ class LocalGrader:
     """Grades in this process, one submission at a time, with a fork server of its own."""
 
     def __init__(self):
-        from ..hardened import grading_server
+        from ..run.hardened import grading_server
         self.server, self.done = grading_server(), []
 
     def submit(self, key: str, course: str, assignment: str, folder: str, student: str, visible: bool) -> None:

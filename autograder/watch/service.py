@@ -17,12 +17,12 @@ from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..course import choose_assignment, load_course
+from ..course.settings import choose_assignment, load_course
 from ..inert import one_line, shown
 from ..intake.names import notebook_for
-from ..lifecycle import critical, stop_on_signals
-from ..outputs.runlock import RunLock
-from ..rubric import NOTEBOOKS
+from ..run.lifecycle import critical, stop_on_signals
+from ..gradebook.runlock import RunLock
+from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
 from .duedate import DueDates
 from .grading import DaskGrader, Graded, LocalGrader
@@ -145,8 +145,9 @@ class Service:
     def _handle(self, name: str, parts, found) -> None:
         state = self.journal.state.entries.get(name)
         if state is None or state.received is None:
-            self._append({"event": "received", "entry": name, "student": parts.student, "secret": found.digest,
-                          "received": found.received, "at": time.time()})
+            self._append({"event": "received", "entry": name, "student": parts.student,
+                          "assignment": parts.assignment, "secret": found.digest, "received": found.received,
+                          "at": time.time()})
             state = self.journal.state.entries[name]
         elif state.received.get("secret") != found.digest:
             return self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "

@@ -1,0 +1,276 @@
+"""Feedback on submit, piece by piece: settings, limits, the journal, inbound as hostile input, the
+gradebook read without writing, publishing, and the service's rules with a stand-in grader."""
+import json
+import os
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+from autograder.course.settings import load_course
+from autograder.run.batch import failed_record
+from autograder.watch.config import DEFAULT_ROOT, watch_settings
+from autograder.watch.duedate import DueDates
+from autograder.watch.grading import Graded
+from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
+from autograder.watch.journal import Journal, read_events
+from autograder.watch.limits import Limit, next_check, parse_limit
+from autograder.watch.publish import page_file, publish
+from autograder.watch.service import Service
+from watch_helpers import A, submit_like_nbgrader
+
+
+def _gradebook(url):
+    from nbgrader.api import Gradebook
+
+    from autograder.gradebook.writer import stamp_new_sqlite
+    stamp_new_sqlite(url)                                               # no `alembic heads` process
+    return Gradebook(url, "attention-course")
+
+
+def _course(tmp_path, settings=""):
+    from batch_helpers import make_class
+    course = make_class(tmp_path, [])
+    (tmp_path / "exchange" / "attention-course" / "inbound").mkdir(parents=True)
+    (tmp_path / "exchange" / "attention-course" / "feedback").mkdir()
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write(f'\nc.Exchange.root = "{tmp_path / "exchange"}"\n{settings}')
+    return course
+
+
+# --- settings and limits ------------------------------------------------------------------------
+def test_settings_default_to_full_five_a_day_and_nbgraders_root(tmp_path):
+    course = _course(tmp_path)
+    s = watch_settings(load_course(course), A)
+    assert (s.show, s.limit, s.after_due_date) == ("full", Limit(5, "day"), False)
+    assert s.inbound == tmp_path / "exchange" / "attention-course" / "inbound"
+    (course / "nbgrader_config.py").write_text('c.CourseDirectory.course_id = "x"\n')
+    assert watch_settings(load_course(course), A).root == __import__("pathlib").Path(DEFAULT_ROOT)
+
+
+@pytest.mark.parametrize("line, words", [
+    ('c.FeedbackOnSubmit.show = "everything"', "use one of 'full', 'diagnosis', 'visible'"),
+    ('c.FeedbackOnSubmit.limt = "5/day"', "limt in"),
+    ('c.FeedbackOnSubmit.limit = "5/week"', "such as \"5/day\""),
+    ('c.FeedbackOnSubmit.limit = "0/day"', "at least 1"),
+    ('c.FeedbackOnSubmit.after_due_date = "yes"', "use True or False"),
+    ('c.FeedbackOnSubmit.show = "fu" + "ll"', "computed, not a plain value"),
+    ('c.Exchange.root = 42', "give the exchange folder as a string"),
+])
+def test_a_wrong_setting_is_named_with_what_to_write(tmp_path, line, words):
+    course = _course(tmp_path, line + "\n")
+    with pytest.raises(ValueError, match=None) as err:
+        watch_settings(load_course(course), A)
+    assert words in str(err.value)
+
+
+def test_a_course_without_course_id_is_refused(tmp_path):
+    course = _course(tmp_path)
+    text = (course / "nbgrader_config.py").read_text().replace("c.CourseDirectory.course_id", "# was")
+    (course / "nbgrader_config.py").write_text(text)
+    with pytest.raises(ValueError, match="sets no c.CourseDirectory.course_id"):
+        watch_settings(load_course(course), A)
+
+
+def test_the_limit_window_slides():
+    limit = parse_limit(" 2 / hour ")
+    assert limit == Limit(2, "hour") and str(limit) == "2 per hour"
+    assert next_check([], limit, 1000.0) is None
+    assert next_check([100.0], limit, 1000.0) is None
+    assert next_check([100.0, 200.0], limit, 1000.0) == 100.0 + 3600
+    assert next_check([100.0, 200.0, 300.0], limit, 1000.0) == 200.0 + 3600
+    assert next_check([100.0, 200.0], limit, 3700.0) is None           # the first left the window
+
+
+# --- the journal -------------------------------------------------------------------------------
+def test_the_journal_skips_a_line_cut_by_a_crash_and_starts_the_next_anew(tmp_path):
+    odd = "stu\udcff+ch04\n+x"                                         # undecodable byte and newline in a name
+    journal = Journal(tmp_path)
+    journal.append({"event": "received", "entry": odd, "student": "stu", "secret": "d1"})
+    journal.append({"event": "published", "entry": odd, "kind": "feedback"})
+    journal.close()
+    with open(tmp_path / "journal.jsonl", "ab") as f:
+        f.write(b'{"event":"received","entry":"cut')                  # kill -9 mid-write
+    again = Journal(tmp_path)
+    assert again.state.entries[odd].done and again.state.secrets == {"d1": odd}
+    again.append({"event": "note", "entry": "next", "note": "n"})
+    again.close()
+    assert [e["entry"] for e in read_events(tmp_path / "journal.jsonl")] == [odd, odd, "next"]
+
+
+# --- inbound as hostile input --------------------------------------------------------------------
+def test_names_are_split_as_nbgrader_collect_splits_them():
+    got = parse_name(f"a+b+{A}+2026-12-01 09:00:00.000000 UTC+rnd")
+    assert (got.student, got.assignment) == ("a+b", A)               # collect allows + in user names
+    assert parse_name(f"ada+{A}+2026-12-01 09:00:00 UTC").student == "ada"
+    for bad in ("no-plus", "a+b", f"+{A}+t", f"*+{A}+t", f".hidden+{A}+t"):
+        assert isinstance(parse_name(bad), str), bad
+
+
+def _examine(folder, name, settled=False):
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return examine(fd, name, settled)
+    finally:
+        os.close(fd)
+
+
+def test_inbound_entries_that_are_not_whole_submissions(tmp_path):
+    inbound = tmp_path / "inbound"
+    (inbound / "sub").mkdir(parents=True)
+    (inbound / "sub" / "ex1_attention.ipynb").write_text("{}")
+    os.mkfifo(inbound / "fifo")
+    os.symlink(inbound / "sub", inbound / "link")
+    (inbound / "file").write_text("x")
+    assert "FIFO" in _examine(inbound, "fifo").note and "link" in _examine(inbound, "link").note
+    assert "a file" in _examine(inbound, "file").note
+    assert isinstance(_examine(inbound, "sub"), Waiting)                # nbgrader may still be writing it
+    assert "no submission_secret.txt" in _examine(inbound, "sub", settled=True).note
+    (inbound / "sub").chmod(0o777)                                      # nbgrader's last step
+    assert "no submission_secret.txt" in _examine(inbound, "sub").note
+    for content, words in ((b"f" * 600, "not hex"), (b"ab\n", "not hex")):
+        (inbound / "sub" / "submission_secret.txt").write_bytes(content)
+        assert words in _examine(inbound, "sub").note
+    (inbound / "sub" / "submission_secret.txt").unlink()
+    os.mkfifo(inbound / "sub" / "submission_secret.txt")
+    assert "FIFO" in _examine(inbound, "sub").note                      # never opened for reading
+    (inbound / "sub" / "submission_secret.txt").unlink()
+    (inbound / "sub" / "submission_secret.txt").write_text("ab" * 64)
+    os.symlink(inbound / "sub" / "ex1_attention.ipynb", inbound / "sub" / "linked.ipynb")
+    ready = _examine(inbound, "sub")
+    assert isinstance(ready, Ready) and ready.secret == "ab" * 64 and ready.notebooks == ("ex1_attention",)
+
+
+# --- publishing --------------------------------------------------------------------------------
+def test_pages_are_named_by_nbgraders_hash_and_readable_by_students(tmp_path):
+    from nbgrader.utils import notebook_hash
+    name = page_file("ab" * 64, "ex1_attention")
+    assert name == notebook_hash(secret="ab" * 64, notebook_id="ex1_attention") + ".html"
+    publish(tmp_path, {name: "<p>é</p>"})
+    assert os.listdir(tmp_path) == [name] and (tmp_path / name).stat().st_mode & 0o777 == 0o644
+
+
+# --- the gradebook, read only ------------------------------------------------------------------
+def test_due_dates_come_from_the_gradebook_with_extensions_and_nothing_is_written(tmp_path):
+    db = tmp_path / "gradebook.db"
+    assert DueDates(f"sqlite:///{db}").due(A, "ada") is None and not db.exists()     # not created
+    due = datetime(2026, 12, 1, 17, 0)
+    with _gradebook(f"sqlite:///{db}") as gb:
+        gb.add_assignment(A, duedate=due)
+        gb.add_student("ada")
+        gb.add_student("bob")
+        gb.add_submission(A, "ada")
+        gb.grant_extension(A, "ada", days=2)
+    before = db.read_bytes()
+    dates = DueDates(f"sqlite:///{db}")
+    assert dates.due(A, "ada") == due + timedelta(days=2) and dates.due(A, "bob") == due
+    assert dates.due(A, "nobody") == due and dates.due("other", "ada") is None
+    dates.close()
+    assert db.read_bytes() == before
+
+
+# --- the service's rules, with a stand-in grader --------------------------------------------------
+class StandIn:
+    """Grades nothing: records what it was asked and answers a record for review."""
+
+    def __init__(self, course):
+        self.course, self.asked, self.done = course, [], []
+        self.busy = 0
+
+    def submit(self, key, course, assignment, folder, student, visible):
+        self.asked.append(student)
+        self.done.append((key, Graded(failed_record(student, "stand-in", course=course, assignment=assignment))))
+
+    def finished(self):
+        done, self.done = self.done, []
+        return done
+
+
+def _service(course, tmp_path):
+    settings = watch_settings(load_course(course), A)
+    (settings.state / "records").mkdir(parents=True, exist_ok=True)
+    said = []
+    journal = Journal(settings.state)
+    service = Service(settings, journal, StandIn(course), said.append, said.append)
+    return service, journal, said
+
+
+def test_a_submission_that_stopped_the_service_twice_is_not_graded_again(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    secret = (tmp_path / "exchange/attention-course/inbound" / name / "submission_secret.txt").read_bytes()
+    import hashlib
+    journal.append({"event": "received", "entry": name, "student": "ada", "secret": hashlib.sha256(secret).hexdigest(),
+                    "received": time.time()})
+    journal.append({"event": "started", "entry": name})
+    journal.append({"event": "started", "entry": name})
+    service.step()
+    assert service.grader.asked == [] and "stopped the service twice" in journal.state.entries[name].note
+
+
+def test_after_the_due_date_a_page_says_so_and_nothing_is_graded(tmp_path):
+    course = _course(tmp_path)
+    with _gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.add_assignment(A, duedate=datetime(2020, 1, 1))
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == [] and journal.state.entries[name].published["kind"] == "closed"
+    page = next((tmp_path / "exchange/attention-course/feedback").glob("*.html")).read_text()
+    assert "after the due date (2020-01-01 00:00:00 UTC)" in page and "Score" not in page
+
+
+def test_after_the_due_date_feedback_goes_on_when_the_instructor_says_so(tmp_path):
+    course = _course(tmp_path, "c.FeedbackOnSubmit.after_due_date = True\n")
+    with _gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.add_assignment(A, duedate=datetime(2020, 1, 1))
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == ["ada"] and journal.state.entries[name].published["kind"] == "feedback"
+    saved = json.loads((course / "watch" / "records" / journal.state.entries[name].graded["record"]).read_text())
+    assert saved["record"]["student_id"] == "ada"
+
+
+def test_a_graded_submission_is_published_from_its_saved_record_not_graded_again(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    feedback = tmp_path / "exchange/attention-course/feedback"
+    pages = {p.name: p.read_text() for p in feedback.glob("*.html")}
+    lines = (course / "watch" / "journal.jsonl").read_text().splitlines()
+    (course / "watch" / "journal.jsonl").write_text("\n".join(lines[:-1]) + "\n")    # killed before "published"
+    for page in feedback.glob("*.html"):
+        page.unlink()
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == [] and journal.state.entries[name].published
+    assert sorted(p.name for p in feedback.glob("*.html")) == sorted(pages)
+
+
+def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedback(tmp_path):
+    from autograder.outputs.report import report_html
+    from autograder.watch.summary import before_deadline
+    journal = Journal(tmp_path / "watch")
+    checks = {"ada": [["no-scaling"], ["no-scaling", "mask-after-softmax"], []], "bob": [["no-scaling"]]}
+    t = 0
+    for student, runs in checks.items():
+        for i, diagnoses in enumerate(runs):
+            entry, t = f"{student}+{A}+{i}", t + 1
+            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A})
+            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": t})
+    journal.append({"event": "received", "entry": "bob+x", "student": "bob", "assignment": A})
+    journal.append({"event": "published", "entry": "bob+x", "kind": "limit"})
+    journal.append({"event": "received", "entry": "cy+other", "student": "cy", "assignment": "other"})
+    journal.close()
+    got = before_deadline(tmp_path, A)
+    assert dict(got.checks) == {"ada": 3, "bob": 1} and dict(got.refused) == {"bob": 1}
+    assert got.named == {"no-scaling": {"ada", "bob"}, "mask-after-softmax": {"ada"}}
+    assert got.fixed == {"no-scaling": {"ada"}, "mask-after-softmax": {"ada"}}
+    assert before_deadline(tmp_path, "never-watched") is None
+    record = failed_record("ada", "x", course=None, assignment=A)
+    html = report_html([record], A, before=got)
+    assert "<td>no-scaling</td><td>2</td><td>1</td><td>ada</td>" in html
+    assert "Before the deadline" not in report_html([record], A)
