@@ -274,3 +274,51 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
     html = report_html([record], A, before=got)
     assert "<td>no-scaling</td><td>2</td><td>1</td><td>ada</td>" in html
     assert "Before the deadline" not in report_html([record], A)
+
+
+def test_a_stop_signal_during_grading_is_not_held_against_the_submission(tmp_path):
+    from autograder.run.lifecycle import Stop
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    for _ in range(3):                                                  # three SIGTERMs mid-grading
+        service, journal, said = _service(course, tmp_path)
+
+        def stopped(*args):
+            raise Stop(15)
+        service.grader.submit = stopped
+        with pytest.raises(Stop):
+            service.step()
+        journal.close()
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == ["ada"] and journal.state.entries[name].published["kind"] == "feedback"
+
+
+def test_without_watchfiles_the_service_polls(monkeypatch, tmp_path):
+    from autograder.watch.wake import Polling, waker
+    monkeypatch.setitem(__import__("sys").modules, "watchfiles", None)        # not installed
+    assert isinstance(waker(tmp_path, None), Polling)
+
+
+def test_when_inotify_fails_the_service_polls_and_still_grades(monkeypatch, tmp_path):
+    import watchfiles
+
+    from autograder.watch.service import watch
+
+    def broken(*args, **kwargs):
+        raise OSError("inotify watch limit reached")
+        yield
+    monkeypatch.setattr(watchfiles, "watch", broken)
+    course = _course(tmp_path)
+    said = []
+    watch(course=course, say=said.append, warn=said.append, steps=2)
+    assert "(inotify)" in said[0] and any("inotify stopped" in line and "polling" in line for line in said)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    said.clear()
+    watch(course=course, poll=0.05, say=said.append, warn=said.append, steps=3)
+    assert "(polling)" in said[0] and done_in(course, name)
+
+
+def done_in(course, name):
+    events = read_events(course / "watch" / "journal.jsonl")
+    return any(e["entry"] == name and e["event"] == "published" and e["kind"] == "feedback" for e in events)

@@ -4,6 +4,7 @@ Events, in the order they happen to one entry (its folder name in inbound)::
 
     received   the entry was read: student, digest of its secret, when it arrived
     started    grading began (a second ``started`` without ``graded`` means it stopped the service twice)
+    stopped    a stop signal ended grading (the submission's fault no more than the instructor's)
     graded     the record is saved in the state folder: score, diagnoses
     published  its pages are in the exchange's feedback folder: kind (feedback, limit, closed)
     note       it was not graded, and why (for the instructor)
@@ -55,6 +56,8 @@ class JournalState:
                 self.secrets.setdefault(event["secret"], entry)
         elif kind == "started":
             state.starts += 1
+        elif kind == "stopped":
+            state.starts = max(0, state.starts - 1)
         elif kind == "graded":
             state.graded = event
             if state.received:

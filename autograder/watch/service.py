@@ -20,7 +20,7 @@ from pathlib import Path
 from ..course.settings import choose_assignment, load_course
 from ..inert import one_line, shown
 from ..intake.names import notebook_for
-from ..run.lifecycle import critical, stop_on_signals
+from ..run.lifecycle import Stop, critical, stop_on_signals
 from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
@@ -175,8 +175,12 @@ class Service:
                                  f"after {when(nxt)}", next=nxt)
         self._append({"event": "started", "entry": name, "at": time.time()})
         self.inflight[name] = (parts, found, time.time())
-        self.grader.submit(name, str(self.s.course.root), self.s.assignment, str(self.s.inbound / name),
-                           parts.student, self.s.show == "visible")
+        try:
+            self.grader.submit(name, str(self.s.course.root), self.s.assignment, str(self.s.inbound / name),
+                               parts.student, self.s.show == "visible")
+        except Stop:
+            self._append({"event": "stopped", "entry": name, "at": time.time()})
+            raise
         self._collect()                            # graded here (local): publish before the next one
 
     def _closed(self, name: str, parts, found) -> bool:
