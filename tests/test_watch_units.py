@@ -322,3 +322,25 @@ def test_when_inotify_fails_the_service_polls_and_still_grades(monkeypatch, tmp_
 def done_in(course, name):
     events = read_events(course / "watch" / "journal.jsonl")
     return any(e["entry"] == name and e["event"] == "published" and e["kind"] == "feedback" for e in events)
+
+
+def test_an_exchange_without_the_course_stops_watch_with_what_to_do(tmp_path):
+    from autograder.watch.service import watch
+    course = _course(tmp_path)
+    __import__("shutil").rmtree(tmp_path / "exchange")
+    with pytest.raises(ValueError, match="run `nbgrader release_assignment` first"):
+        watch(course=course, steps=1)
+    assert not (tmp_path / "exchange").exists()                        # nothing made outside its folders
+
+
+def test_the_command_line_says_what_is_wrong_in_one_line(tmp_path):
+    import subprocess
+    import sys
+    course = _course(tmp_path, 'c.FeedbackOnSubmit.show = "all"\n')
+    proc = subprocess.run([sys.executable, "-m", "autograder", "watch", "--course", str(course)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: c.FeedbackOnSubmit.show is 'all'")
+    assert len(proc.stderr.splitlines()) == 1
+    proc = subprocess.run([sys.executable, "-m", "autograder", "watch", "--poll", "0"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and "must be from 0.01 to 60 seconds" in proc.stderr
