@@ -25,7 +25,7 @@ def run_item(student, grade_id: str, item, seed: int) -> CheckResult:
     try:
         outcome = item.check(student, check_rng(seed, grade_id, item.name))
     except StudentError as exc:
-        outcome = Outcome(False, str(exc), diagnosis=exc.diagnosis)
+        outcome = Outcome(False, str(exc), diagnosis=exc.diagnosis, stage=exc.stage)
     except Exception:  # noqa: BLE001 - a grader bug must not cost the student or stop the batch
         outcome = Outcome(False, INTERNAL, details={"internal_error": traceback.format_exc(limit=3)})
     return check_result(grade_id, item, outcome)

@@ -17,13 +17,16 @@ MAX_MESSAGE = 300
 class StudentError(Exception):
     """The student's function is missing, raised, or returned something unusable.
 
-    ``diagnosis`` optionally names a catalogue misconception that explains it.
+    ``diagnosis`` optionally names a catalogue misconception that explains it, or ``stage`` the stage
+    that deviates (``misconceptions/localise.py``) when no entry does.
     """
 
-    def __init__(self, message: str, diagnosis: str | None = None, raised: str | None = None):
+    def __init__(self, message: str, diagnosis: str | None = None, raised: str | None = None,
+                 stage: str | None = None):
         super().__init__(message)
         self.diagnosis = diagnosis
         self.raised = raised            # the type name, when the student's function raised
+        self.stage = stage
 
 
 class StudentRaised(Exception):

@@ -142,22 +142,28 @@ def test_a_nan_in_the_mask_is_called_nan():
     assert "is NaN;" in message
 
 
-@pytest.mark.parametrize("function, args, value, expected", [
-    ("ffn_memory_bytes", (512, 64, 4, 8), 512 * 64 * 2, "expansion-missing+dtype-ignored"),
-    ("crossover_length", (768, 2, 4), 769, "expansion-missing+crossover-off-by-one"),
-    ("attention_memory_bytes", (300, 4), 300 * 4 * 8, "linear-in-n+bits-not-bytes"),
-])
-def test_compounds_of_memory_mistakes_are_named(function, args, value, expected):
+def _diagnosed(function, fn, args):
+    """The diagnosis of ``fn`` standing for the student's ``function``, which failed on ``args``."""
+    from autograder.checks._base import Probe
     from autograder.misconceptions import diagnose
-    entry = diagnose(function, args, value)
+    from autograder.student import NotebookFunctions
+    return diagnose(function, args, fn(*args), Probe(NotebookFunctions({function: fn}), function))
+
+
+@pytest.mark.parametrize("function, fn, args, expected", [
+    ("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * 2, (512, 64, 4, 8), "expansion-missing+dtype-ignored"),
+    ("crossover_length", lambda d, b=2, e=4: d + 1, (768, 2, 4), "expansion-missing+crossover-off-by-one"),
+    ("attention_memory_bytes", lambda n, b=2: n * b * 8, (300, 4), "linear-in-n+bits-not-bytes"),
+])
+def test_compounds_of_memory_mistakes_are_named(function, fn, args, expected):
+    entry = _diagnosed(function, fn, args)
     assert entry.id == expected and entry.sentence.startswith("It looks like two mistakes together. First, ")
 
 
 def test_a_single_entry_is_preferred_to_a_compound():
-    from autograder.misconceptions import diagnose
     Q, K, V = _qkv()
-    out, w = _pair(lambda q, k: q @ k.T, Q, K, V)
-    assert diagnose("cross_attention", (Q, K, V), (out, w)).id == "no-scaling"
+    assert _diagnosed("cross_attention", lambda q, k, v: _pair(lambda a, b: a @ b.T, q, k, v), (Q, K, V)).id \
+        == "no-scaling"
 
 
 def test_a_softmax_error_is_restated_with_the_call_input_shape():

@@ -40,7 +40,7 @@ def shapes(student, name, Q, K, V):
     want_out, want_w = (Q.shape[0], V.shape[1]), (Q.shape[0], K.shape[0])
     if out.shape == want_out and w.shape == want_w:
         return ok()
-    return mismatch(name, (Q, K, V), (out, w),
+    return mismatch(student, name, (Q, K, V), (out, w),
                     f"With Q {Q.shape}, K {K.shape}, V {V.shape} the output should be (n_q, d_v) = "
                     f"{want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and {w.shape}.")
 
@@ -52,47 +52,55 @@ def matches(student, name, reference, Q, K, V):
     if close(w, want_w) and close(out, want_out):
         return ok()
     what = "weights differ" if not close(w, want_w) else "output differs"
-    return mismatch(name, (Q, K, V), (out, w), f"The {what} from the expected values.",
+    return mismatch(student, name, (Q, K, V), (out, w), f"The {what} from the expected values.",
                     student_weights=w if w.ndim == 2 else [], expected_weights=want_w)
 
 
 def rows_sum_to_one(student, name, Q, K, V):
     """Each query's weights over the keys are non-negative and sum to 1 (a transposed layout is the
-    shapes check's to charge, so the keys' axis is found by its length)."""
+    shapes check's to charge, so the keys' axis is found by its length; the message then speaks of
+    the columns the student returned, not of a transposed copy)."""
     out, w = run(student, name, Q, K, V)
-    weights = _query_rows(w, len(Q), len(K))
-    weights = _query_rows(out, len(Q), len(K)) if weights is None else weights   # swapped: shapes' charge
-    if weights is None:
-        return mismatch(name, (Q, K, V), (out, w), "The weights should have one row per query and one column "
-                        f"per key, shape (n_q, n_k) = ({Q.shape[0]}, {K.shape[0]}); got {w.shape}.")
-    problem = row_problem(weights)
+    found = _query_rows(w, len(Q), len(K), "the weights")
+    found = _query_rows(out, len(Q), len(K), "the first array returned") if found is None else found  # swapped
+    if found is None:
+        return mismatch(student, name, (Q, K, V), (out, w), "The weights should have one row per query and one "
+                        f"column per key, shape (n_q, n_k) = ({Q.shape[0]}, {K.shape[0]}); got {w.shape}.")
+    problem = row_problem(*found)
     if problem is None:
         return ok()
-    return mismatch(name, (Q, K, V), (out, w), problem, locate=False, student_weights=w)
+    return mismatch(student, name, (Q, K, V), (out, w), problem, locate=False, student_weights=w)
 
 
-def _query_rows(w, n_q, n_k):
+def _query_rows(w, n_q, n_k, what):
+    """(one row per query, what they are called, whether the student returned them transposed)."""
     if w.shape == (n_q, n_k):
-        return w
-    return w.T if w.ndim == 2 and w.shape == (n_k, n_q) else None
+        return w, what, False
+    return (w.T, what, True) if w.ndim == 2 and w.shape == (n_k, n_q) else None
 
 
-def row_problem(w) -> str | None:
-    """What is wrong with the rows of a weights matrix, or None; NaN is called NaN."""
+def row_problem(w, what: str = "the weights", transposed: bool = False) -> str | None:
+    """What is wrong with each query's weights (the rows of ``w``), or None; NaN is called NaN. With
+    ``transposed``, the student returned ``w.T``: the message names its columns and indices."""
+    line = "Column" if transposed else "Row"
+    per = f" ({what} come back one column per query)" if transposed else ""
     nan = np.flatnonzero(np.isnan(w).any(axis=-1))
     if nan.size:
-        return (f"Row {nan[0]} of the weights is NaN; every row should be non-negative and sum to 1 "
-                "(a row whose scores are all -inf has no softmax).")
+        return (f"{line} {nan[0]} of {what} is NaN{per}; each query's weights should be non-negative and "
+                "sum to 1 (a row whose scores are all -inf has no softmax).")
     if not np.all(np.isfinite(w)):
-        return "The weights contain inf; every row should be non-negative and sum to 1."
+        return f"{what.capitalize()} contain inf; each query's weights should be non-negative and sum to 1."
     if np.any(w < -1e-12):
         i, j = (int(v) for v in np.argwhere(w < -1e-12)[0])
-        return f"Weight [{i}, {j}] is {w[i, j]:.3g}; weights are never negative, and every row sums to 1."
+        at = f"[{j}, {i}]" if transposed else f"[{i}, {j}]"
+        return f"Weight {at} is {w[i, j]:.3g}; weights are never negative, and each query's weights sum to 1."
     sums = w.sum(axis=-1)
     i = int(np.argmax(np.abs(sums - 1)))
     if abs(sums[i] - 1) <= 1e-4:
         return None
-    return f"Row {i} of the weights sums to {sums[i]:.3g}; every row should sum to 1."
+    if transposed:
+        return f"Column {i} of {what} sums to {sums[i]:.3g}{per}; each query's weights should sum to 1."
+    return f"Row {i} of {what} sums to {sums[i]:.3g}; every row should sum to 1."
 
 
 def stable(student, name, reference, Q, K, V, factor=300.0):
@@ -106,7 +114,7 @@ def stable(student, name, reference, Q, K, V, factor=300.0):
     if finite and not _right(reference, run(student, name, Q, K, V), Q, K, V):
         return ok("ok (the values are charged by the value check)")
     what = "gives NaN or inf: exp() overflows" if not finite else "gives wrong values"
-    return mismatch(name, (Q * factor, K * factor, V), (out, w),
+    return mismatch(student, name, (Q * factor, K * factor, V), (out, w),
                     f"With scores in the thousands the function {what}, although it is right on ordinary inputs.")
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..misconceptions import diagnose
 from ..misconceptions.localise import localise
+from ..student import StudentError, call, call_all, to_array, to_pair
 
 
 @dataclass
@@ -26,17 +27,57 @@ def fail(message: str, **details) -> Outcome:
     return Outcome(False, message, details=_listify(details))
 
 
-def mismatch(function: str, args: tuple, student_value, message: str, *, locate: bool = True,
+def mismatch(student, function: str, args: tuple, student_value, message: str, *, locate: bool = True,
              **details) -> Outcome:
-    """A failed comparison; names the misconception when a catalogue entry (or a pair) reproduces it,
-    else the stage that deviates, when the student's own outputs show one."""
-    entry = diagnose(function, args, student_value)
+    """A failed comparison; names the misconception when a catalogue entry (or a compound) is proven to be
+    what the student wrote, else the stage that deviates, when the student's own values show one."""
+    probe = Probe(student, function)
+    entry = diagnose(function, args, student_value, probe)
     if entry is None:
-        where = localise(function, args, student_value) if locate else None
+        where = localise(function, args, student_value, probe) if locate else None
         if where is None:
             return fail(message, **details)
         return Outcome(False, f"{message} {where.sentence}", stage=where.stage, details=_listify(details))
     return Outcome(False, f"{message} {entry.sentence}", diagnosis=entry.id, details=_listify(details))
+
+
+class Probe:
+    """Calls the student's ``function`` on the diagnosis's own inputs, in the checks' call form, and reads
+    what comes back as the checks read it; a call that fails gives its StudentError in place of a value."""
+
+    def __init__(self, student, function: str):
+        self.student, self.function = student, function
+
+    def __call__(self, arg_list: list[tuple]) -> list:
+        if self.function in COUNTS:
+            return [v if isinstance(v, StudentError) else _captured(to_array, v, self.function)
+                    for v in call_all(self.student, self.function, arg_list)]
+        return [_captured(self._one, *args) for args in arg_list]
+
+    def _one(self, *args):
+        if self.function == "softmax" and len(args) == 2:
+            return to_array(call(self.student, "softmax", args[0], axis=args[1]), "softmax")
+        raw = call(self.student, self.function, *args)
+        if self.function == "causal_mask":
+            return read_mask(raw, self.function)
+        return to_array(raw, self.function) if self.function == "softmax" else to_pair(raw, self.function)
+
+
+COUNTS = ("attention_memory_bytes", "ffn_memory_bytes", "crossover_length")
+
+
+
+def read_mask(raw, what: str) -> np.ndarray:
+    """A mask as returned: truth values stay truth values (a keep-mask is not a 0/1 multiplier)."""
+    arr = to_array(raw, what)
+    return arr.astype(bool) if np.asarray(raw).dtype == bool else arr
+
+
+def _captured(fn, *args):
+    try:
+        return fn(*args)
+    except StudentError as exc:
+        return exc
 
 
 def _listify(details: dict) -> dict:

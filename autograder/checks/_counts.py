@@ -16,11 +16,19 @@ UNITS = ((1000, "1000", "kB"), (1024, "1024", "KiB"), (10**6, "10**6", "MB"), (2
 
 def count_slip(name: str, cases: list[tuple], answers: list, exact: list[int]) -> str | None:
     """One sentence naming the slip behind a check's wrong answers, or None."""
+    found = slip_and_stage(name, cases, answers, exact)
+    return found[1] if found else None
+
+
+def slip_and_stage(name: str, cases: list[tuple], answers: list, exact: list[int]) -> tuple[str, str] | None:
+    """(the stage that deviates, the sentence naming the slip), or None: a count too big or too precise for
+    its number type is the stage "count-dtype", a unit conversion the stage "unit"."""
     for args, raw, want in zip(cases, answers, exact):
         slip = _narrow(name, args, raw, want)
         if slip:
-            return slip
-    return _unit(name, cases, answers, exact)
+            return "count-dtype", slip
+    unit = _unit(name, cases, answers, exact)
+    return ("unit", unit) if unit else None
 
 
 def _narrow(name: str, args: tuple, raw, want: int) -> str | None:

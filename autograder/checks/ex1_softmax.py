@@ -33,10 +33,10 @@ def rows_sum_to_one(student, rng):
     x = normal(rng, *rng.integers(2, 7, size=2), scale=2.0)
     got = _run(student, x)
     if got.shape != x.shape:
-        return mismatch("softmax", (x,), got, f"softmax of a {x.shape} array returned shape {got.shape}; "
+        return mismatch(student, "softmax", (x,), got, f"softmax of a {x.shape} array returned shape {got.shape}; "
                         "it should keep the input's shape.")
     if not close(got, S.softmax(x)):
-        return mismatch("softmax", (x,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
+        return mismatch(student, "softmax", (x,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
                         "last axis (each row should sum to 1).")
     return ok()
 
@@ -49,7 +49,7 @@ def any_axis(student, rng):
         got = _run(student, x, axis=axis)
         if close(got, S.softmax(x, axis=axis)) or _honours_axis(student, x, axis, got):
             continue
-        return mismatch("softmax", (x, axis), got, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
+        return mismatch(student, "softmax", (x, axis), got, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
                         f"the slices along axis {axis} should each sum to 1.")
     return ok()
 
@@ -67,8 +67,8 @@ def stable_for_large_inputs(student, rng):
     with np.errstate(all="ignore"):
         got = _run(student, x * 1e4)
     if not np.all(np.isfinite(got)):
-        return mismatch("softmax", (x * 1e4,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
+        return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
     if close(got, S.softmax(x * 1e4)) or not close(_run(student, x), S.softmax(x)):
         return ok()
-    return mismatch("softmax", (x * 1e4,), got, "softmax of inputs near 1e4 is wrong, although it is right "
+    return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 is wrong, although it is right "
                     "on ordinary inputs.")

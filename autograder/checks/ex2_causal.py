@@ -33,7 +33,7 @@ def no_future_leakage(student, rng):
     # NaN in the same places in both runs is no leak: a NaN row is the NaN and row-sum checks' to charge
     if out.shape == out2.shape and out.ndim == 2 and same_values(out[: i + 1], out2[: i + 1]):
         return ok()
-    return mismatch(NAME, (Q, K, V), (out, w),
+    return mismatch(student, NAME, (Q, K, V), (out, w),
                     f"Changing keys and values after position {i} changed the output at position {i} "
                     "or before: a position must not see its future. Add the mask to the scores before "
                     "the softmax.", student_weights=w if w.ndim == 2 else [],
@@ -54,7 +54,7 @@ def first_row(student, rng):
         if np.isnan(row).any() or (row.sum() != 0 and close(row / row.sum(), np.eye(1, len(K))[0])):
             return ok()
     first = np.round(w[0], 3).tolist() if w.ndim == 2 else w.tolist()
-    return mismatch(NAME, (Q, K, V), (out, w), f"The first row of the weights is {first}; the first "
+    return mismatch(student, NAME, (Q, K, V), (out, w), f"The first row of the weights is {first}; the first "
                     "position can only see itself, so it should be [1, 0, ..., 0].",
                     student_weights=w if w.ndim == 2 else [])
 
@@ -66,7 +66,7 @@ def no_nan_single_token(student, rng):
         out, w = A.run(student, NAME, Q, K, V)
         if np.isnan(out).any() or np.isnan(w).any():
             where = "a single position" if n == 1 else f"{n} positions"
-            return mismatch(NAME, (Q, K, V), (out, w), f"With {where} the result contains NaN: a row whose "
+            return mismatch(student, NAME, (Q, K, V), (out, w), f"With {where} the result contains NaN: a row whose "
                             "scores are all -inf has no softmax (is the diagonal masked?).")
         if n == 1 and not (close(w, np.ones((1, 1))) and close(out, V)):
             return fail(f"With a single position the weights should be [[1]] and the output equal to V; "

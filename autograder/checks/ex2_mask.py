@@ -29,15 +29,17 @@ def shape_and_dtype(student, rng):
 
 def values(student, rng):
     for n in SIZES:
-        m, _ = _mask(student, n)
+        m, dtype = _mask(student, n)
         if m.shape != (n, n):
             raise StudentError(f"causal_mask({n}) has shape {m.shape}; it should be ({n}, {n}).")
         above = np.triu(np.ones((n, n), dtype=bool), 1)
         if np.all(m[~above] == 0) and np.all(m[above] <= HIDDEN_AT_MOST):
             continue
         bad = _first_bad(m, above)
-        value = "NaN" if np.isnan(m[bad]) else f"{m[bad]:g}"
-        return mismatch("causal_mask", (n,), m, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
+        truth = dtype is not None and np.dtype(dtype) == bool         # a keep-mask's truth values stay so
+        returned = m.astype(bool) if truth else m
+        value = "NaN" if np.isnan(m[bad]) else str(returned[bad]) if truth else f"{m[bad]:g}"
+        return mismatch(student, "causal_mask", (n,), returned, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
                         "entries on and below the diagonal should be 0 and entries above it -inf.")
     return ok()
 

@@ -5,10 +5,9 @@ import numpy as np
 
 import solutions as S
 
-from ..misconceptions import diagnose
 from ..student import StudentError, call, call_all, shown, to_int
-from ._base import fail, mismatch, ok
-from ._counts import count_slip, number
+from ._base import Outcome, fail, mismatch, ok
+from ._counts import number, slip_and_stage
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
 
@@ -16,20 +15,20 @@ DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
 def _ask(student, name, *args):
     """(raw value, exact int) of one call."""
     value = call(student, name, *args)
-    return value, _as_int(name, args, value)
+    return value, _as_int(student, name, args, value)
 
 
-def _as_int(name, args, value, slip: str | None = None) -> int:
+def _as_int(student, name, args, value, slip: str | None = None, stage: str | None = None) -> int:
     """The exact int; a non-integer answer is still explained (a unit slip, e.g. KiB, found across the
-    check's answers, else the catalogue, e.g. GB instead of bytes)."""
+    check's answers, else a proven catalogue entry, e.g. GB instead of bytes, or the stage that deviates)."""
     try:
         return to_int(value, f"{name}{args}")
     except StudentError as exc:
         if slip:
-            raise StudentError(slip) from None
-        entry = diagnose(name, args, value)
-        raise StudentError(f"{exc}. {entry.sentence}" if entry else str(exc),
-                           entry.id if entry else None) from None
+            raise StudentError(slip, stage=stage) from None
+        explained = mismatch(student, name, args, value, f"{exc}.")
+        message = explained.message if explained.diagnosis or explained.stage else str(exc)
+        raise StudentError(message, explained.diagnosis, stage=explained.stage) from None
 
 
 def attention_bytes_exact(student, rng):
@@ -45,15 +44,15 @@ def attention_bytes_measured(student, rng):
     exact check's to charge (a count in GB follows dtype_bytes too); a count of 0 follows nothing."""
     n = int(rng.integers(2, 300))
     raw16 = call(student, "attention_memory_bytes", n, 2)
-    fp16 = _count(n, 2, raw16)
+    fp16 = _count(student, n, 2, raw16)
     if fp16 == 0:
         return fail(f"attention_memory_bytes({n}, 2) = {shown(raw16)}: a ({n}, {n}) float16 array takes "
                     f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 cannot follow `dtype_bytes`.")
     for b, dtype in DTYPES.items():
         raw = call(student, "attention_memory_bytes", n, b)
-        if not _proportional(_count(n, b, raw) * 2, fp16 * b):
+        if not _proportional(_count(student, n, b, raw) * 2, fp16 * b):
             measured = np.empty((n, n), dtype=dtype).nbytes
-            return mismatch("attention_memory_bytes", (n, b), raw,
+            return mismatch(student, "attention_memory_bytes", (n, b), raw,
                             f"attention_memory_bytes({n}, {b}) = {shown(raw)} and attention_memory_bytes({n}, 2) "
                             f"= {shown(raw16)}, but a ({n}, {n}) array of {np.dtype(dtype).name} takes "
                             f"{measured} bytes (its .nbytes): {b} byte(s) per value against float16's 2, and the count "
@@ -61,10 +60,10 @@ def attention_bytes_measured(student, rng):
     return ok()
 
 
-def _count(n, b, raw):
+def _count(student, n, b, raw):
     """One number (a float is the exact check's to charge); anything else is explained as the exact check does."""
     value = number(raw)
-    return _as_int("attention_memory_bytes", (n, b), raw) if value is None or not np.isfinite(value) else value
+    return _as_int(student, "attention_memory_bytes", (n, b), raw) if value is None or not np.isfinite(value) else value
 
 
 def _proportional(a, b) -> bool:
@@ -91,13 +90,13 @@ def _exact(student, name, reference, cases):
         if isinstance(raw, StudentError):
             raise raw
     exact = [reference(*args) for args in cases]
-    slip = count_slip(name, cases, answers, exact)
+    stage, slip = slip_and_stage(name, cases, answers, exact) or (None, None)
     for args, raw, want in zip(cases, answers, exact):
-        got = _as_int(name, args, raw, slip)
+        got = _as_int(student, name, args, raw, slip, stage)
         if got != want:
             if slip:
-                return fail(slip)
-            return mismatch(name, args, raw, f"{name}{args} = {shown(raw)}; {EXPECTED[name]}")
+                return Outcome(False, slip, stage=stage)
+            return mismatch(student, name, args, raw, f"{name}{args} = {shown(raw)}; {EXPECTED[name]}")
     return ok()
 
 

@@ -29,6 +29,6 @@ def no_causal_mask(student, rng):
     future = np.triu(np.ones(w.shape, dtype=bool), 1) if w.ndim == 2 else np.zeros(1, bool)
     if w.ndim == 2 and np.nansum(np.abs(w[future])) > 1e-6:
         return ok()
-    return mismatch(NAME, (Q, K, V), (out, w),
+    return mismatch(student, NAME, (Q, K, V), (out, w),
                     "No decoder position puts weight on a later encoder position; cross-attention has "
                     "no causal mask.", student_weights=w if w.ndim == 2 else [])

@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+COUNTING = ("", "one", "two", "three")
+ORDINALS = ("First", "Second", "Third")
+
 
 @dataclass(frozen=True)
 class Misconception:
@@ -16,18 +19,19 @@ class Misconception:
     impl: Callable              # same signature and return shape as the exercise function
     advice: str                 # what the student should change
     knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
-    parts: tuple = ()           # for a compound: the two entries it combines
+    parts: tuple = ()           # for a compound: the entries it combines, in stage order
+    proportional: bool = False  # a count that is this variant times some constant still shows it
 
     @property
     def sentence(self) -> str:
         """What the feedback says after the check's own message."""
         if self.parts:
-            first, second = self.parts
-            return f"It looks like two mistakes together. First, {first.advice} Second, {second.advice}"
+            said = " ".join(f"{ORDINALS[i]}, {p.advice}" for i, p in enumerate(self.parts))
+            return f"It looks like {COUNTING[len(self.parts)]} mistakes together. {said}"
         return f"It looks like {self.advice}"
 
 
-def knobbed(mid: str, function: str, knobs: dict, advice: str) -> Misconception:
+def knobbed(mid: str, function: str, knobs: dict, advice: str, *, proportional: bool = False) -> Misconception:
     """An entry that is the exercise's pipeline with ``knobs`` turned."""
     from .pipeline import variant
-    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs))
+    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), proportional=proportional)

@@ -1,10 +1,13 @@
 """Which stage of attention deviates, read from the student's own outputs alone.
 
-Used when no catalogue entry (single or compound) reproduces a wrong answer. The
-stages are checked in the order their evidence is clearest: the softmax's
-normalisation (and its axis), the mask, the scale of the scores, and finally the
-output against the student's own weights. The first that deviates is named in
-one sentence; ``None`` when the outputs show no deviation these tests can name.
+Used when no catalogue entry (single or compound) is proven. The stages are checked in the order
+their evidence is clearest: the softmax's normalisation (and its axis), the mask, the scale of the
+scores, and finally the output against the student's own weights. The first that deviates is named
+in one sentence; ``None`` when the outputs show no deviation these tests can name.
+
+Weights that come back transposed, or output and weights swapped, are read the right way round to
+find the stage, but every sentence speaks of what the student returned: its rows and columns, its
+indices. Memory counts are localised by ``counts.py``, the causal mask by ``maskshape.py``.
 """
 from __future__ import annotations
 
@@ -13,63 +16,112 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tolerance import ATOL, RTOL
+from .counts import localise_count
+from .maskshape import localise_mask
+from .probes import COUNTS
+from .stages import STAGES, Localisation  # noqa: F401 - STAGES is part of this module's vocabulary
 
 FUNCTIONS = ("scaled_dot_product_attention", "causal_attention", "cross_attention")
-STAGES = ("softmax-axis", "softmax", "mask", "scale", "scores", "output")
 
 
 @dataclass(frozen=True)
-class Localisation:
-    stage: str          # one of STAGES
-    sentence: str       # one sentence for the student
+class View:
+    """How the student's weights are laid out, so a sentence names their own rows and indices."""
+    transposed: bool = False     # one column per query
+    swapped: bool = False        # (weights, output) instead of (output, weights)
+    shape: tuple = ()
+
+    def line(self, i: int) -> str:
+        return f"column {i}" if self.transposed else f"row {i}"
+
+    def at(self, i: int, j: int) -> str:
+        return f"[{j}, {i}]" if self.transposed else f"[{i}, {j}]"
+
+    @property
+    def lines(self) -> str:
+        return "column" if self.transposed else "row"
+
+    def told(self, sentence: str) -> str:
+        """The sentence, preceded by what is odd about the layout."""
+        notes = []
+        if self.swapped:
+            notes.append("your output and weights come back swapped (weights first)")
+        if self.transposed:
+            notes.append(f"your weights come back transposed, shape {self.shape}, one column per query")
+        if not notes:
+            return sentence
+        said = " and ".join(notes)
+        return f"{said[0].upper()}{said[1:]}; besides that, {sentence[0].lower()}{sentence[1:]}"
 
 
-def localise(function: str, args: tuple, value) -> Localisation | None:
-    """The first deviating stage of the student's (output, weights) on inputs (Q, K, V)."""
+def localise(function: str, args: tuple, value, probe=None) -> Localisation | None:
+    """The first deviating stage of the student's (output, weights) on inputs (Q, K, V), or of a count."""
+    if function in COUNTS:
+        return localise_count(function, args, value, probe)
+    if function == "causal_mask":
+        return localise_mask(probe)
     if function not in FUNCTIONS or not isinstance(value, tuple) or len(value) != 2:
         return None
     Q, K, V = args
-    out, w = (np.asarray(v, dtype=float) for v in value)
-    if w.shape != (len(Q), len(K)):
+    laid = _laid_out(*(np.asarray(v, dtype=float) for v in value), len(Q), len(K), V.shape[1])
+    if laid is None:
         return None                                   # the check's message already names the shapes
+    out, w, view = laid
     allowed = np.tril(np.ones(w.shape, dtype=bool)) if function == "causal_attention" else np.ones(w.shape, bool)
-    for stage in (_normalisation(w), _mask(w, allowed), _scale(Q, K, w, allowed), _output(out, w, V)):
+    with np.errstate(all="ignore"):                   # log(0) and inf - inf are read as what they are
+        stages = (_normalisation(w, view), _mask(w, allowed, view), _scale(Q, K, w, allowed), _output(out, w, V))
+    for stage in stages:
         if stage is not None:
-            return stage
+            return Localisation(stage.stage, view.told(stage.sentence))
+    if view.swapped or view.transposed:
+        return Localisation("layout", view.told("the values are right: return (output, weights), the weights "
+                                                "with shape (n_q, n_k), one row per query."))
     return None
 
 
-def _normalisation(w) -> Localisation | None:
+def _laid_out(out, w, n_q, n_k, d_v):
+    """(output, weights) the right way round, and how the student laid them out; None if unrecognisable."""
+    for first, second, swapped in ((out, w, False), (w, out, True)):
+        if second.shape == (n_q, n_k):
+            return first, second, View(False, swapped, second.shape)
+        if n_q != n_k and second.shape == (n_k, n_q) and first.shape == (n_q, d_v):
+            return first, second.T, View(True, swapped, second.shape)
+    return None
+
+
+def _normalisation(w, view) -> Localisation | None:
     nan_rows = np.flatnonzero(np.isnan(w).any(axis=1))
     if nan_rows.size:
-        return Localisation("softmax", f"Row {nan_rows[0]} of your weights is NaN: its scores are all -inf "
-                            "(or exp() overflowed), so the softmax had nothing to normalise.")
+        return Localisation("softmax", f"{view.line(nan_rows[0]).capitalize()} of your weights is NaN: its "
+                            "scores are all -inf (or exp() overflowed), so the softmax had nothing to normalise.")
     if (w < -ATOL).any():
         i, j = np.argwhere(w < -ATOL)[0]
-        return Localisation("softmax", f"Your weights have negative entries (row {i}, key {j} is "
+        return Localisation("softmax", f"Your weights have negative entries ({view.at(i, j)} is "
                             f"{w[i, j]:.3g}); a softmax gives values between 0 and 1.")
     rows, cols = w.sum(axis=1), w.sum(axis=0)
     if np.allclose(rows, 1, rtol=RTOL, atol=1e-4):
         return None
     if w.shape[0] > 1 and np.allclose(cols, 1, rtol=RTOL, atol=1e-4):
-        return Localisation("softmax-axis", "Each column of your weights sums to 1 instead of each row: the "
-                            "softmax normalises over the queries; take it over the keys (axis=-1).")
+        other = "row" if view.transposed else "column"
+        return Localisation("softmax-axis", f"Each {other} of your weights sums to 1 instead of each {view.lines}: "
+                            "the softmax normalises over the queries; take it over the keys (axis=-1).")
     i = int(np.argmax(np.abs(rows - 1)))
-    return Localisation("softmax", f"Row {i} of your weights sums to {rows[i]:.3g}, not 1: the softmax's "
-                        "normalisation is off (divide each row's exponentials by that row's sum).")
+    return Localisation("softmax", f"{view.line(i).capitalize()} of your weights sums to {rows[i]:.3g}, not 1: "
+                        f"the softmax's normalisation is off (divide each query's exponentials by their sum).")
 
 
-def _mask(w, allowed) -> Localisation | None:
+def _mask(w, allowed, view) -> Localisation | None:
     seen = np.argwhere(~allowed & (np.abs(w) > ATOL))
     if seen.size:
         i, j = seen[0]
-        return Localisation("mask", f"Row {i} puts weight {w[i, j]:.3g} on position {j}, in its future: the mask "
-                            "does not hide j > i (add -inf above the diagonal to the scores before the softmax).")
+        return Localisation("mask", f"{view.line(i).capitalize()} puts weight {w[i, j]:.3g} on position {j}, in "
+                            "its future: the mask does not hide j > i (add -inf above the diagonal to the scores "
+                            "before the softmax).")
     hidden = np.argwhere(allowed & (w == 0))
     if hidden.size:
         i, j = hidden[0]
-        return Localisation("mask", f"Row {i} puts exactly zero weight on key {j}, which it should see: something "
-                            "masks keys that this attention must not hide.")
+        return Localisation("mask", f"{view.line(i).capitalize()} puts exactly zero weight on key {j}, which it "
+                            "should see: something masks keys that this attention must not hide.")
     return None
 
 
