@@ -4,19 +4,24 @@ Student ids, file names, exception text and printed output are all chosen by a
 student. On a terminal, escape sequences can clear the screen, move the cursor
 or rewrite a line, and a newline can fake a table row; in a spreadsheet, a cell
 that starts with ``=`` runs as a formula; in JSON, ``NaN`` is not JSON.
+
+A person is shown what a name is: ``visible`` writes every character they could not see, or that
+reorders what they see (controls, bidi overrides and isolates, zero-width and other format
+characters, separators, spaces other than the space, unassigned code points), as an escape such as
+``\u202e``. A student id is shown by ``shown_id``, which is one to one (a backslash is doubled, so no
+id shows as another's escape), and ids of one class that would still look alike (``ann`` in Latin and
+in Cyrillic letters) are told apart by ``told_apart``.
 """
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 # ESC sequences: CSI (ESC [ ... final), OSC/DCS/APC/PM/SOS strings (ended by BEL or ST), other 2-byte ones.
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]?|\x1b[\]PX^_].*?(?:\x07|\x1b\\|$)|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]?",
                       re.S)
-# C0 except tab and newline, DEL, C1, and the bidirectional overrides that reorder what is shown.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_CSV_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")    # and the quote itself: one value, one cell
 
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
@@ -29,9 +34,34 @@ def visible_bytes(text: str) -> str:
                            else f"\\u{ord(m.group()):04x}", text)
 
 
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
+_NOT_PLAIN = re.compile(r"[^\x20-\x7e]")
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:                          # an undecodable byte (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def hidden(ch: str) -> bool:
+    """Whether a person would not see ``ch`` as itself: a control, a format character (bidi, zero-width,
+    soft hyphen, BOM), a separator or a space other than the space, a private or unassigned code point."""
+    category = unicodedata.category(ch)
+    return category in _HIDDEN_CATEGORIES or (category == "Zs" and ch != " ")
+
+
+def visible(text: object, keep: str = "\t\n") -> str:
+    """``text`` with every hidden character (``hidden``) but those in ``keep`` written as an escape."""
+    return _NOT_PLAIN.sub(lambda m: m.group() if m.group() in keep or not hidden(m.group())
+                          else _escape(m.group()), str(text))
+
+
 def terminal(text: object) -> str:
-    """``text`` with escape sequences and control characters removed (newlines and tabs kept)."""
-    return _CONTROLS.sub("", _ESCAPES.sub("", visible_bytes(str(text))))
+    """``text`` with escape sequences removed and every other hidden character shown as an escape
+    (newlines and tabs kept)."""
+    return visible(_ESCAPES.sub("", str(text)))
 
 
 def one_line(text: object) -> str:
@@ -39,13 +69,42 @@ def one_line(text: object) -> str:
     return " ".join(terminal(text).split())
 
 
+def shown_id(student_id: object) -> str:
+    """A student id as a person is shown it, one to one: hidden characters (tabs and newlines too)
+    as escapes, a backslash doubled (so ``a\\u200bb`` typed out is never shown as ``a`` + zero width + ``b``)."""
+    return visible(str(student_id).replace("\\", "\\\\"), keep="")
+
+
 def shown(name: object, limit: int = 80) -> str:
-    """A student-chosen name for a message: quoted, escapes visible, at most ``limit`` characters."""
-    text = visible_bytes(str(name))
-    text = _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\x1b", "\\x1b"))
+    """A student-chosen name for a message: quoted, as ``shown_id`` shows it, at most ``limit`` characters."""
+    text = shown_id(name)
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return f"'{text}'"
+
+
+# Letters of other scripts that look like Latin ones (after NFKC), the common cases of Unicode's
+# confusables list: an id made of them looks like another student's.
+_LOOKALIKE = str.maketrans("аеорсухіјѕԁԛԝвкмнтАВЕКМНОРСТХІЈЅοναΟΑΒΕΖΗΙΚΜΝΡΤΥΧ",
+                           "aeopcyxijsdqwbkmhtABEKMHOPCTXIJSovaOABEZHIKMNPTYX")
+
+
+def looks_like(student_id: str) -> str:
+    """What an id looks like to a person: hidden characters dropped, NFKC form, look-alike letters as Latin."""
+    text = "".join(ch for ch in str(student_id) if not hidden(ch))
+    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKE)
+
+
+def told_apart(ids) -> dict[str, str]:
+    """id -> how it is shown among ``ids``: ``shown_id``, and where two ids would look alike, every
+    character outside printable ASCII as an escape, so that no two are shown alike."""
+    ids = list(dict.fromkeys(ids))
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(looks_like(i), []).append(i)
+    alike = {i for group in groups.values() if len(group) > 1 for i in group}
+    return {i: (_NOT_PLAIN.sub(lambda m: _escape(m.group()), i.replace("\\", "\\\\")) if i in alike
+                else shown_id(i)) for i in ids}
 
 
 def csv_cell(value: object) -> object:
@@ -53,11 +112,12 @@ def csv_cell(value: object) -> object:
 
     Numbers the grader computed stay numbers; every string (a student id is a string even when it
     looks like ``-5``) that starts with ``= + - @``, a tab or a carriage return is prefixed with ``'``.
-    Control characters are then removed: a bare carriage return would start a new row in a spreadsheet.
+    Hidden characters (controls, bidi, zero-width) are then shown as escapes: a bare carriage return would
+    start a new row in a spreadsheet, a bidi override would reorder what the row shows.
     """
     if isinstance(value, str):
         quote = "'" if value.startswith(_FORMULA_START) else ""
-        return quote + _CSV_CONTROLS.sub("", visible_bytes(value))
+        return quote + visible(value, keep="")
     return value
 
 

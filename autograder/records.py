@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 
-from .inert import json_safe
+from .inert import json_safe, shown
 from .assignment import CATEGORIES, notebook_of
 
 INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
@@ -222,13 +222,17 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def file_name(student_id: str, suffix: str = "") -> str:
-    """A file name for a student: ``<id><suffix>`` when that is short and plain, else a short id and a digest.
+    """A file name for a student: ``<id><suffix>`` when that is short and plain, else a short id, ``~`` and
+    a digest of the whole id.
 
     Any student id (a folder name of up to 255 bytes, unicode, dots, a leading dash) gives a name that
-    fits the file system and never starts with a dot or a dash.
+    fits the file system and never starts with a dot or a dash. The map is one to one: a plain name
+    never holds ``~`` and a shortened one always does, so no id's name is another's shortened name (a
+    student whose folder was named like a classmate's shortened name once overwrote that record).
     """
     raw = student_id.encode("utf-8", "surrogateescape")
-    if len(raw) <= _PLAIN_NAME_BYTES and not student_id.startswith((".", "-")) and "/" not in student_id:
+    if (len(raw) <= _PLAIN_NAME_BYTES and not student_id.startswith((".", "-")) and "/" not in student_id
+            and "~" not in student_id):
         return student_id + suffix
     stem = "".join(ch for ch in student_id[:40] if ch.isalnum() or ch in "_-.").lstrip(".-")
     return f"{stem}~{hashlib.sha256(raw).hexdigest()[:16]}{suffix}"
@@ -238,13 +242,32 @@ def record_path(out: Path, student_id: str) -> Path:
     return Path(out) / "records" / file_name(student_id, ".json")
 
 
+def check_record_names(student_ids) -> None:
+    """Raise ValueError naming both students when two ids would share a record file (never an overwrite)."""
+    seen: dict[str, str] = {}
+    for student in student_ids:
+        name = file_name(student, ".json")
+        other = seen.setdefault(name, student)
+        if other != student:
+            raise ValueError(f"students {shown(other)} and {shown(student)} would share the record file "
+                             f"{shown(name)}, so one would overwrite the other; nothing was graded. Rename one "
+                             "of the two folders in submitted/ and grade again")
+
+
 def dumps(value, indent: int | None = 1) -> str:
     """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN)."""
     return json.dumps(json_safe(value), indent=indent, sort_keys=True, allow_nan=False)
 
 
 def write_record(out: Path, record: Record) -> None:
-    atomic_write(record_path(out, record.student_id), record.to_json())
+    """Write the record atomically; OutputError, naming both, if its file holds another student's record."""
+    path = record_path(out, record.student_id)
+    other = load_record(out, record.student_id)
+    if other is not None and other.student_id != record.student_id:
+        raise OutputError(f"{path} holds the record of {shown(other.student_id)}, and {shown(record.student_id)} "
+                          "maps to the same file name; it was not overwritten. Rename one of the two folders in "
+                          "submitted/ and grade again")
+    atomic_write(path, record.to_json())
 
 
 def load_record(out: Path, student_id: str) -> Record | None:

@@ -7,7 +7,7 @@ so nothing can clear the screen or print a fake total.
 """
 from __future__ import annotations
 
-from .inert import one_line
+from .inert import one_line, told_apart
 
 
 def _row(c) -> str:
@@ -40,7 +40,7 @@ def _fit(text: str, width: int) -> str:
 def summary_table(records) -> str:
     """One line per student (total, review, diagnoses), then the class in one sentence: the table
     `make demo` and `grade` end with."""
-    names = {r.student_id: _fit(one_line(r.student_id), ID_WIDTH) for r in records}
+    names = {s: _fit(shown, ID_WIDTH) for s, shown in told_apart(r.student_id for r in records).items()}
     width = max([len("student"), *map(len, names.values())])
     lines = [f"{'student':<{width}} {'total':>7}  {'review':<6}  diagnoses"]
     for r in sorted(records, key=lambda r: r.student_id):

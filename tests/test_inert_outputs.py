@@ -32,7 +32,8 @@ def test_csv_cells_never_start_a_formula(tmp_path, student):
     write_grades_csv(tmp_path / "grades.csv", [failed_record(student, "x")])
     with open(tmp_path / "grades.csv", newline="") as f:
         row = next(csv.DictReader(f))
-    assert row["student_id"] == "'" + student.strip("\t\r")        # and no bare CR to start a row
+    shown = {"\tx": "\\x09x", "\rx": "\\x0dx"}.get(student, "'" + student)     # a tab or bare CR shown, not kept
+    assert row["student_id"] == shown and not shown.startswith(("=", "+", "-", "@", "\t", "\r"))
     assert row["total"] == "0" and row["max_total"] == "28"          # numbers stay numbers
 
 
@@ -42,9 +43,10 @@ def test_csv_cell_keeps_numbers_and_plain_text():
 
 @pytest.mark.parametrize("text, shown", [
     ("\x1b[2J\x1b[Hcleared", "cleared"), ("\x1b]0;title\x07x", "x"), ("\x1b]8;;http://e\x1b\\link", "link"),
-    ("\x9b31mred", "red"), ("a\x00b\x07c\x7fd", "abcd"), ("\u202eevil", "evil"), ("tab\tand\nline", "tab\tand\nline"),
+    ("\x9b31mred", "red"), ("a\x00b\x07c\x7fd", "a\\x00b\\x07c\\x7fd"), ("\u202eevil", "\\u202eevil"),
+    ("zero\u200bwidth\ufeff", "zero\\u200bwidth\\ufeff"), ("nb\u00a0sp", "nb\\xa0sp"), ("tab\tand\nline", "tab\tand\nline"),
 ])
-def test_terminal_strips_escapes_and_controls(text, shown):
+def test_terminal_strips_escapes_and_shows_hidden_characters(text, shown):
     assert terminal(text) == shown
 
 

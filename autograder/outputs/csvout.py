@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 from ..gradebook.lateness import Lateness, score
-from ..inert import csv_cell
+from ..inert import csv_cell, shown_id, told_apart
 from ..records import OutputError, Record, atomic_write
 from ..assignment import CATEGORIES, NOTEBOOKS
 
@@ -16,9 +16,10 @@ COLUMNS = ["student_id", "total", "max_total", "needs_review", "submitted", "sec
            *CATEGORIES, *NOTEBOOKS, "diagnoses"]
 
 
-def csv_row(record: Record, late: Lateness | None = None) -> dict:
+def csv_row(record: Record, late: Lateness | None = None, name: str | None = None) -> dict:
+    """One row; the id as ``name`` shows it (``inert.told_apart`` among the class), else ``shown_id``."""
     late, notebooks = late or Lateness(), record.notebooks
-    return {"student_id": record.student_id, "total": f"{score(record.total, late):g}",
+    return {"student_id": shown_id(record.student_id) if name is None else name, "total": f"{score(record.total, late):g}",
             "max_total": record.max_total, "needs_review": str(record.needs_review).lower(),
             "submitted": late.submitted, "seconds_late": "unknown" if late.unknown else f"{late.seconds_late:g}",
             "late_penalty": "unknown" if late.unknown else f"{late.penalty:g}",
@@ -31,7 +32,7 @@ def one_maximum(records: list[Record]) -> None:
     """Refuse a CSV whose rows are out of different maxima (records graded by different rubrics)."""
     maxima = sorted({r.max_total for r in records})
     if len(maxima) > 1:
-        by = {m: [r.student_id for r in records if r.max_total == m][:5] for m in maxima}
+        by = {m: [shown_id(r.student_id) for r in records if r.max_total == m][:5] for m in maxima}
         mixed = ", ".join(f"{m} ({', '.join(s)})" for m, s in by.items())
         raise OutputError(f"grades.csv would mix maxima {mixed}: these records were graded by different "
                           "rubrics; grade again with --resume")
@@ -42,7 +43,8 @@ def write_grades_csv(path: Path, records: list[Record], late: dict[str, Lateness
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
+    names = told_apart(r.student_id for r in records)
     for record in records:
-        row = csv_row(record, (late or {}).get(record.student_id))
+        row = csv_row(record, (late or {}).get(record.student_id), names[record.student_id])
         writer.writerow({k: csv_cell(v) for k, v in row.items()})   # no cell runs as a formula
     atomic_write(path, buf.getvalue())

@@ -6,15 +6,14 @@ advice is said once per cell.
 """
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 
 from ..gradebook.lateness import Lateness, score
-from ..inert import terminal
+from ..inert import shown_id, terminal
 from ..records import Record, atomic_write
 from . import svg
 from .advice import deduplicated, main_problem, notebook_summaries
-from .html import figure, message, page, table
+from .html import escape, figure, message, page, table
 
 
 def _tag(diagnosis: str | None) -> str:
@@ -84,7 +83,7 @@ def feedback_html(record: Record, late: Lateness | None = None) -> str:
     output = terminal(record.output)
     if output.strip():
         parts.append(f"<h2>Your code's output</h2><pre>{escape(output[:20000])}</pre>")
-    return page(f"Feedback for {record.student_id}: scaled dot-product attention", "\n".join(parts))
+    return page(f"Feedback for {shown_id(record.student_id)}: scaled dot-product attention", "\n".join(parts))
 
 
 def write_feedback(path: Path, record: Record, late: Lateness | None = None) -> None:

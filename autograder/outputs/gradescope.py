@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..gradebook.lateness import Lateness, score
+from ..inert import visible
 from ..records import Record, atomic_write, dumps
 
 
@@ -13,16 +14,16 @@ def results_json(record: Record, late: Lateness | None = None) -> dict:
         output = c.message if not c.passed else "Passed."
         if c.diagnosis:
             output += f"\n(misconception: {c.diagnosis})"
-        tests.append({"name": f"{c.grade_id}: {c.check}", "score": c.points,
+        tests.append({"name": visible(f"{c.grade_id}: {c.check}"), "score": c.points,
                       "max_score": c.max_points, "status": "passed" if c.passed else "failed",
-                      "output": output, "tags": [c.category], "visibility": "visible"})
+                      "output": visible(output), "tags": [c.category], "visibility": "visible"})
     final = score(record.total, late)
     summary = f"Total {final:g}/{record.max_total}."
     if late and late.describe():
         summary += f" Lateness: {late.describe()}."
     if record.needs_review:
         summary += " This submission will be reviewed by an instructor: " + " ".join(record.integrity)
-    return {"score": final, "output": summary, "tests": tests, "visibility": "visible",
+    return {"score": final, "output": visible(summary), "tests": tests, "visibility": "visible",
             "stdout_visibility": "hidden"}
 
 

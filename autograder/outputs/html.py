@@ -1,8 +1,14 @@
-"""A tiny, dependency-free page skeleton shared by the feedback pages and the report."""
+"""A tiny, dependency-free page skeleton shared by the feedback pages and the report.
+
+Every text on a page goes through ``escape``: HTML-escaped, and every character a person could not
+see (a bidi override that reorders a name, a zero-width space) shown as an escape (``inert.visible``).
+"""
 from __future__ import annotations
 
+import html
 import re
-from html import escape
+
+from ..inert import visible
 
 _CODE = re.compile(r"`([^`\n]{1,200})`")       # Markdown inline code, as the messages write it
 
@@ -15,6 +21,11 @@ code{background:#f0f0f0;border-radius:3px;padding:0 .2rem;font-size:.92em}
 padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}.review{background:#fde8e8;padding:.6rem}
 figure.chart{margin:1rem 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}
 """
+
+
+def escape(text: object, quote: bool = True) -> str:
+    """``text`` for a page: hidden characters visible (``inert.visible``), then HTML-escaped."""
+    return html.escape(visible(text), quote)
 
 
 def page(title: str, body: str) -> str:

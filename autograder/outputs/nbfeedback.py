@@ -10,15 +10,15 @@ exchange) still gets its pages, and a note says nbgrader cannot deliver them.
 from __future__ import annotations
 
 import re
-from html import escape
 from pathlib import Path
 
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness
 from ..gradebook.timestamps import read_small
+from ..inert import shown_id
 from ..records import Record, atomic_write
 from .feedback import checks_table, plots, review_block, start_here
-from .html import page
+from .html import escape, page
 
 SECRET = "submission_secret.txt"
 _HEX = re.compile(rb"[0-9a-f]{16,256}")
@@ -66,4 +66,4 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None, bann
     elif when:                                  # lateness unknown, or a note on the time: never silence
         parts.append(f"<p>Submission time: {escape(when)}.</p>")
     parts += [start_here(checks), review_block(record), checks_table(checks), *plots(checks)]
-    return page(f"Feedback for {record.student_id}: {notebook}.ipynb", "\n".join(parts))
+    return page(f"Feedback for {shown_id(record.student_id)}: {notebook}.ipynb", "\n".join(parts))

@@ -2,21 +2,22 @@
 explained yet, students to review, late submissions."""
 from __future__ import annotations
 
-from html import escape
 from pathlib import Path
 from statistics import mean, median
 from urllib.parse import quote
 
 from ..gradebook.lateness import Lateness, score
+from ..inert import told_apart
 from ..records import Record, atomic_write
 from . import svg
 from .classstats import failure_rates, misconception_counts, undiagnosed
-from .html import figure, message, page, table
+from .html import escape, figure, message, page, table
 
 
-def _link(student_id: str) -> str:
+def _link(student_id: str, names: dict[str, str]) -> str:
+    """A link to the student's page, the id shown as ``inert.told_apart`` shows it in this class."""
     href = quote(student_id.encode("utf-8", "surrogateescape"), safe="")      # any folder name, UTF-8 or not
-    return f'<a href="feedback/{escape(href)}/index.html">{escape(student_id)}</a>'
+    return f'<a href="feedback/{escape(href)}/index.html">{escape(names[student_id])}</a>'
 
 
 def _rates(records: list[Record]) -> list[str]:
@@ -39,20 +40,20 @@ def _misconceptions(records: list[Record]) -> list[str]:
     return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"))]
 
 
-def _undiagnosed(records: list[Record]) -> list[str]:
+def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
     found = undiagnosed(records)
     head = ["<h2>Failures with no diagnosis</h2>", "<p>Wrong answers that no catalogue entry reproduces: "
             "what the misconception catalogue should learn next.</p>"]
     if not found:
         return head + ["<p>None: every failure was diagnosed, unfinished or is under review.</p>"]
     return head + [table(["check", "students", "one of their messages"], (
-        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s) for s in u.students), message(u.example)]
+        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s, names) for s in u.students), message(u.example)]
         for u in found))]
 
 
-def _review(records: list[Record], late: dict[str, Lateness]) -> list[str]:
+def _review(records: list[Record], late: dict[str, Lateness], names: dict[str, str]) -> list[str]:
     review = [r for r in records if r.needs_review]
-    rows = ([_link(r.student_id), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
+    rows = ([_link(r.student_id, names), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
              "<br>".join(escape(p) for p in (*r.integrity, *r.review))] for r in review)
     return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
 
@@ -62,7 +63,7 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     """``before``: what feedback on submit saw (``watch.summary.BeforeDeadline``), if it ran."""
     if not records:
         return page(f"Grading report: {assignment}", "<p>No submissions were graded.</p>")
-    late = late or {}
+    late, names = late or {}, told_apart(r.student_id for r in records)
     totals = [score(r.total, late.get(r.student_id)) for r in records]
     max_total = max(r.max_total for r in records)
     parts = [
@@ -70,8 +71,8 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
         "(after late penalties); "
         f"{sum(t == max_total for t in totals)} full marks; {sum(r.needs_review for r in records)} need review.</p>",
         figure(svg.histogram(totals, max_total))]
-    parts += _rates(records) + _misconceptions(records) + _undiagnosed(records) + _review(records, late)
-    parts += _lateness_section(records, late) + _delivery_section(delivery) + _before_deadline(before)
+    parts += _rates(records) + _misconceptions(records) + _undiagnosed(records, names) + _review(records, late, names)
+    parts += _lateness_section(records, late, names) + _delivery_section(delivery) + _before_deadline(before)
     return page(f"Grading report: {assignment}", "\n".join(parts))
 
 
@@ -80,21 +81,22 @@ def _before_deadline(before) -> list[str]:
     if before is None:
         return []
     students = sorted(set(before.checks) | set(before.refused))
+    names = told_apart([*students, *(s for who in before.fixed.values() for s in who)])
     used = table(["student", "checks used", "turned away by the limit"],
-                 ([escape(s), str(before.checks.get(s, 0)), str(before.refused.get(s, 0))] for s in students))
+                 ([escape(names[s]), str(before.checks.get(s, 0)), str(before.refused.get(s, 0))] for s in students))
     named = sorted(before.named, key=lambda m: (-len(before.named[m]), m))
     fixed = table(["misconception", "students it was named to", "fixed after feedback", "who fixed it"], (
         [escape(m), str(len(before.named[m])), str(len(before.fixed.get(m, ()))),
-         escape(", ".join(sorted(before.fixed.get(m, ()))))] for m in named))
+         escape(", ".join(names[s] for s in sorted(before.fixed.get(m, ()))))] for m in named))
     return ["<h2>Before the deadline</h2>",
             f"<p>Feedback on submit: {sum(before.checks.values())} checks by {len(students)} students.</p>",
             used, "<p>Misconceptions fixed after feedback: a check named it, and a later check of the same "
             "student no longer did.</p>", fixed if named else "<p>No check named a misconception.</p>"]
 
 
-def _lateness_section(records: list[Record], late: dict[str, Lateness]) -> list[str]:
+def _lateness_section(records: list[Record], late: dict[str, Lateness], names: dict[str, str]) -> list[str]:
     """Late submissions and unreadable submission times, as nbgrader's gradebook and timestamp.txt say."""
-    rows = [[escape(r.student_id), escape(late[r.student_id].describe())]
+    rows = [[escape(names[r.student_id]), escape(late[r.student_id].describe())]
             for r in records if r.student_id in late and late[r.student_id].describe()]
     return ["<h2>Late submissions and submission times</h2>",
             table(["student", "submission time"], rows) if rows else "<p>None late (or no due date set).</p>"]

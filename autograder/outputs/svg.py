@@ -7,7 +7,8 @@ student are read as floats and anything else is drawn as NaN.
 from __future__ import annotations
 
 import math
-from html import escape
+
+from .html import escape
 
 # viridis, sampled at 9 points (0, 1/8, ..., 1)
 _VIRIDIS = [(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144, 141),

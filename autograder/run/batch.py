@@ -26,7 +26,7 @@ from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
 from ..inert import shown
 from ..intake import course_notebooks
-from ..records import OutputError, Record, not_graded, read_record, write_record
+from ..records import OutputError, Record, check_record_names, not_graded, read_record, write_record
 from .lifecycle import Stop, critical
 from .progress import Progress
 
@@ -166,6 +166,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     course, assignment = settings.root, choose_assignment(settings.root, assignment)
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
+    check_record_names(everyone)                                # one id, one record file: never an overwrite
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     check_points(course, assignment)
     if outputs:

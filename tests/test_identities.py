@@ -1,0 +1,138 @@
+"""One id, one name shown, one record file: a name shown to a person is what it is (rule 2).
+
+A folder name can hold bidi overrides (U+202E makes a name display reversed, as another student's),
+zero-width characters (two rows that look like the same student), letters of another script that look
+Latin, or be the shortened record-file name of a classmate's long id (which once overwrote that
+classmate's record: the victim vanished from every output with exit code 0).
+"""
+import csv
+import hashlib
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import autograder.outputs.write as outputs
+import autograder.records as records_module
+from autograder.inert import hidden, looks_like, shown, shown_id, terminal, told_apart, visible
+from autograder.records import (OutputError, check_record_names, file_name, read_record, record_path,
+                                write_record)
+from autograder.run.batch import failed_record
+
+BIDI = "\u202eevil"                       # displays as "live" reversed: a name that reads as another
+ZERO_WIDTH = "ann\u200b"                  # looks exactly like "ann"
+CYRILLIC = "\u0430nn"                     # Cyrillic a, then Latin "nn": looks like "ann"
+TYPED_OUT = "ann\\u200b"                  # a folder literally named with a backslash: never shown as ZERO_WIDTH
+CLASS = ["ann", ZERO_WIDTH, CYRILLIC, TYPED_OUT, BIDI, "bob\u2066x\u2069", "nb\u00a0sp", "\ufeffbom"]
+
+
+def _has_hidden(text: str) -> bool:
+    return any(hidden(ch) and ch not in "\n\t" for ch in text)
+
+
+def test_hidden_characters_are_shown_as_escapes():
+    assert shown_id(BIDI) == "\\u202eevil" and shown_id(ZERO_WIDTH) == "ann\\u200b"
+    assert shown_id("a\u2066b\u2069") == "a\\u2066b\\u2069" and shown_id("\ufeffx\u00ady") == "\\ufeffx\\xady"
+    assert shown_id("tab\there") == "tab\\x09here" and shown(BIDI) == "'\\u202eevil'"
+    assert terminal("see \u202eevil") == "see \\u202eevil" and visible("日本語 é") == "日本語 é"
+
+
+def test_ids_that_look_alike_are_told_apart():
+    names = told_apart(CLASS)
+    assert len(set(names.values())) == len(CLASS)                     # no two shown alike
+    assert names["ann"] == "ann" and names[CYRILLIC] == "\\u0430nn" and names[ZERO_WIDTH] == "ann\\u200b"
+    assert names[TYPED_OUT] == "ann\\\\u200b" != names[ZERO_WIDTH]
+    assert not any(_has_hidden(n) for n in names.values())
+    assert told_apart(["zoë", "bob"]) == {"zoë": "zoë", "bob": "bob"}     # no look-alike: shown as written
+    assert looks_like("ａｎｎ") == looks_like(CYRILLIC) == "ann"          # full-width letters too
+
+
+class _Gradebook:
+    def finish(self, records, submitted=None):
+        return {}
+
+
+def test_every_output_shows_ids_as_they_are(tmp_path):
+    """report.html, grades.csv, every feedback page and results.json, and the terminal's summary: no hidden
+    character reaches a person raw, and each student has a row of their own that no other looks like."""
+    from autograder.textreport import summary_table
+    records = [failed_record(s, f"Integrity: classmate {shown(s)} (raw: {s})") for s in CLASS]
+    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+                                   gradebook=_Gradebook())
+    assert errors == []
+    pages = [tmp_path / "report.html", *(tmp_path / "feedback").glob("*/index.html")]
+    assert len(pages) == 1 + len(CLASS)
+    for page in pages:
+        assert not _has_hidden(page.read_text()), page
+    with open(tmp_path / "grades.csv", newline="") as f:
+        shown_ids = [row["student_id"] for row in csv.DictReader(f)]
+    assert sorted(shown_ids) == sorted(told_apart(CLASS).values()) and not any(map(_has_hidden, shown_ids))
+    for result in (tmp_path / "results").glob("*/results.json"):
+        data = json.loads(result.read_text())
+        assert not any(_has_hidden(t) for t in [data["output"], *(x["output"] for x in data["tests"])])
+    table = summary_table(records)
+    assert not _has_hidden(table) and "\\u0430nn" in table and "ann\\u200b" in table
+
+
+# --- one id, one record file -------------------------------------------------------------------
+
+def _old_shortened_name(student_id: str) -> str:
+    """The name the record of a long id had before the map was one to one (itself a legal id)."""
+    raw = student_id.encode("utf-8", "surrogateescape")
+    return "".join(ch for ch in student_id[:40] if ch.isalnum() or ch in "_-.") + "~" + \
+        hashlib.sha256(raw).hexdigest()[:16]
+
+
+def test_an_id_named_like_a_classmates_shortened_record_never_overwrites_it(tmp_path):
+    victim = "s" * 240
+    attacker = _old_shortened_name(victim)
+    assert file_name(attacker, ".json") != file_name(victim, ".json")
+    for student in (victim, attacker):
+        write_record(tmp_path, failed_record(student, "x", assignment="a"))
+    assert read_record(tmp_path, victim, "a").student_id == victim
+    assert read_record(tmp_path, attacker, "a").student_id == attacker
+    assert len(list((tmp_path / "records").glob("*.json"))) == 2
+
+
+def test_a_record_file_holding_another_student_is_refused_naming_both(tmp_path, monkeypatch):
+    monkeypatch.setattr(records_module, "file_name", lambda student_id, suffix="": "same" + suffix)
+    write_record(tmp_path, failed_record("ann", "x", assignment="a"))
+    with pytest.raises(OutputError, match="'ann'.*'bob'.*not overwritten"):
+        write_record(tmp_path, failed_record("bob", "x", assignment="a"))
+    assert json.loads(record_path(tmp_path, "ann").read_text())["student_id"] == "ann"
+    with pytest.raises(ValueError, match="students 'ann' and 'bob' would share the record file 'same.json'"):
+        check_record_names(["ann", "bob"])
+
+
+def test_a_batch_whose_ids_would_share_a_record_stops_before_grading(tmp_path, monkeypatch):
+    from autograder.run.batch import grade_batch
+    from batch_helpers import make_class
+    course = make_class(tmp_path, [], custom={"ann": {}, "bob": {}})
+    monkeypatch.setattr(records_module, "file_name", lambda student_id, suffix="": "same" + suffix)
+    with pytest.raises(ValueError, match="'ann' and 'bob' would share"):
+        grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
+    assert not (tmp_path / "out" / "records").exists()
+
+
+# --- the fuzzer: any ids ------------------------------------------------------------------------
+
+IDS = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1, max_size=90) \
+    | st.sampled_from(CLASS) | st.binary(min_size=1, max_size=40).filter(lambda b: not {0, 47} & set(b)).map(os.fsdecode) \
+    | st.builds(lambda n, c: c * n, st.integers(1, 250), st.sampled_from("s~é.-"))
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+@FUZZ
+@given(st.lists(IDS, min_size=2, max_size=6, unique=True))
+def test_any_ids_get_distinct_record_files_and_distinct_names(ids):
+    ids = ids + [_old_shortened_name(ids[0])]
+    ids = list(dict.fromkeys(ids))
+    names = [file_name(i, ".json") for i in ids]
+    assert len(set(names)) == len(ids)
+    assert all(len(n.encode("utf-8", "surrogateescape")) <= 255 and not n.startswith((".", "-")) for n in names)
+    check_record_names(ids)
+    assert len({shown_id(i) for i in ids}) == len(ids)
+    apart = told_apart(ids)
+    assert len(set(apart.values())) == len(ids) and not any(map(_has_hidden, apart.values()))
