@@ -140,7 +140,7 @@ def test_a_course_notebook_the_fingerprint_cannot_read_is_named(tmp_path, damage
     """The fingerprint reads the course's source notebooks as intake does: a BOM is fine; anything
     unreadable stops with the file's name and what to do, not a bare parser error."""
     from autograder.course.fingerprint import grade_cells
-    from autograder.intake.expected import CourseError
+    from autograder.course.notebooks import CourseError
     path = tmp_path / "ex1_attention.ipynb"
     text = (ROOT / "source/ch04_attention/ex1_attention.ipynb").read_text()
     if damage == "bom":

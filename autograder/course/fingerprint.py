@@ -19,9 +19,9 @@ import json
 from importlib import metadata
 from pathlib import Path
 
-from ..intake.expected import CourseError
 from ..assignment import NOTEBOOKS
 from ..rubric import RUBRIC, cell_max
+from .notebooks import CourseError, cell_source, nbgrader_meta, source_cells
 
 DISTRIBUTION = "attention-course"
 
@@ -47,30 +47,17 @@ def _code_hash(module_file: str) -> str:
     return hashlib.sha256(Path(module_file).read_bytes()).hexdigest()
 
 
-def _nbgrader(cell) -> dict:
-    meta = cell.get("metadata") if isinstance(cell, dict) else None
-    meta = meta.get("nbgrader") if isinstance(meta, dict) else None
-    return meta if isinstance(meta, dict) else {}
-
-
 def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
     """notebook -> grade_id -> {"points", "source"} for the grade cells of the course's source notebooks."""
-    paths = sorted(Path(source_dir).glob("*.ipynb"))
-    return _grade_cells(tuple((p, p.stat().st_mtime_ns, p.stat().st_size) for p in paths))
-
-
-@functools.lru_cache(maxsize=8)
-def _grade_cells(versions: tuple) -> dict[str, dict[str, dict]]:
     out: dict[str, dict[str, dict]] = {}
-    for path, _, _ in versions:
-        try:                                        # read as intake reads the course (a BOM is fine)
-            cells = json.loads(path.read_text(encoding="utf-8-sig"))["cells"]
-            out[path.stem] = {_nbgrader(c)["grade_id"]: {"points": _nbgrader(c).get("points"),
-                                                         "source": "".join(c.get("source", ""))}
-                              for c in cells if _nbgrader(c).get("grade") and _nbgrader(c).get("grade_id")}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CourseError(f"the course's notebook {path} could not be read ({type(exc).__name__}: "
-                              f"{str(exc)[:120]}); fix it before grading") from None
+    for notebook, cells in source_cells(source_dir).items():
+        try:
+            out[notebook] = {nbgrader_meta(c)["grade_id"]: {"points": nbgrader_meta(c).get("points"),
+                                                           "source": cell_source(c)}
+                             for c in cells if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id")}
+        except TypeError as exc:
+            raise CourseError(f"the course's notebook {Path(source_dir) / notebook}.ipynb could not be read "
+                              f"(TypeError: {str(exc)[:120]}); fix it before grading") from None
     return out
 
 

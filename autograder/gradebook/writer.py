@@ -22,6 +22,7 @@ import sys
 import warnings
 from pathlib import Path
 
+from ..course.notebooks import cell_source, nbgrader_meta, source_cells
 from ..course.settings import load_course
 from ..run.lifecycle import die_with_parent, ignore_terminal_interrupt
 from .latepenalties import LatePenalties
@@ -30,13 +31,10 @@ from .runlock import belongs_to_run
 GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
 
 
-def _source_cells(course: Path, assignment: str):
-    """(notebook, cell) for every nbgrader cell of the source notebooks."""
-    for path in sorted((course / "source" / assignment).glob("*.ipynb")):
-        nb = json.loads(path.read_text())
-        for cell in nb["cells"]:
-            if cell.get("metadata", {}).get("nbgrader"):
-                yield path.stem, cell
+def _source_cells(course: Path, assignment: str) -> list[tuple[str, dict]]:
+    """(notebook, cell) for every nbgrader cell of the source notebooks, read as intake reads them."""
+    return [(notebook, cell) for notebook, cells in source_cells(course / "source" / assignment).items()
+            for cell in cells]
 
 
 def record_assignment(gb, course: Path, assignment: str) -> None:
@@ -48,7 +46,7 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
     for name in sorted({nb for nb, _ in cells}):
         gb.update_or_create_notebook(name, assignment)
     for nb_name, cell in cells:
-        meta, source = cell["metadata"]["nbgrader"], "".join(cell["source"])
+        meta, source = nbgrader_meta(cell), cell_source(cell)
         gid, ctype = meta["grade_id"], cell["cell_type"]
         if meta.get("grade"):
             gb.update_or_create_grade_cell(gid, nb_name, assignment, max_score=float(meta["points"]),

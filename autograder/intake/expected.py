@@ -8,21 +8,17 @@ students are never accused of editing cells they were never shown.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course.notebooks import CourseError, read_notebook
 from ..course.settings import init_command
 from .cells import cells_of, normalise
 from .model import Intake
 from .parse import digest_of
 
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
-
-
-class CourseError(ValueError):
-    """The course itself cannot grade this assignment (one clear error, before any student)."""
 
 
 @dataclass(frozen=True)
@@ -99,13 +95,7 @@ def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCe
 
 def _cells(path: Path):
     """The course's own notebooks, read with the same checks as a submission's; CourseError if unreadable."""
-    try:
-        nb = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError) as exc:
-        raise CourseError(f"the course's notebook {path} could not be read ({exc}); fix it before grading") from exc
-    if not isinstance(nb, dict):
-        raise CourseError(f"the course's notebook {path} is not a notebook; fix it before grading")
-    return cells_of(nb, path.stem, Intake())
+    return cells_of(read_notebook(path), path.stem, Intake())
 
 
 def strip_hidden_tests(source: str) -> str:
