@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,15 +48,24 @@ def test_rubric_never_raises(spec):
     ns = {name: _make(*b) for name, b in spec.items()}
     record = autograder.grade_namespace(ns, "fuzz")
     assert 0 <= record.total <= record.max_total
+    assert [(c.grade_id, c.check) for c in record.checks] == [(g, i.name) for g, items in RUBRIC.items() for i in items]
     for c in record.checks:
         assert c.message != INTERNAL, c
-        assert c.passed is False or c.points == c.max_points
+        assert c.passed or c.message.strip(), c                       # a lost point always says why
+
+
+@pytest.mark.parametrize("count", [-2**63 - 1, 2**70, 10**400, -10**400], ids=["-2**63-1", "2**70", "10**400", "-10**400"])
+def test_a_count_beyond_int64_or_any_float_is_a_wrong_answer_not_an_internal_error(count):
+    """Found by the fuzzer above: numpy cannot test an int beyond int64, and no float holds 10**400."""
+    rec = autograder.grade_namespace({"attention_memory_bytes": lambda n, dtype_bytes=2: count}, "s")
+    checks = [c for c in rec.checks if c.check in ("attention_bytes_exact", "attention_bytes_measured")]
+    assert len(checks) == 2 and not any(c.passed or c.message == INTERNAL for c in checks), checks
 
 
 def test_exception_message_reaches_student():
     rec = autograder.grade_namespace({"softmax": _make("raise", ValueError)}, "s")
     msgs = [c.message for c in rec.checks if c.grade_id == "ex1_softmax"]
-    assert all("`softmax` raised ValueError: boom" in m for m in msgs)
+    assert len(msgs) == 3 and all("`softmax` raised ValueError: boom" in m for m in msgs)
 
 
 def test_wrong_arity_and_none_messages():

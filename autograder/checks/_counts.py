@@ -73,7 +73,10 @@ def _unit(name: str, cases, answers, exact) -> str | None:
 
 
 def _same(value: float, scaled: float) -> bool:
-    return value == scaled or (scaled != 0 and abs(value - scaled) <= 1e-9 * abs(scaled))
+    try:
+        return value == scaled or (scaled != 0 and abs(value - scaled) <= 1e-9 * abs(scaled))
+    except OverflowError:                   # an int beyond any float is no count in any unit
+        return False
 
 
 def number(raw) -> float | int | None:
