@@ -8,13 +8,22 @@ import pytest
 
 import autograder
 from autograder.rubric import RUBRIC, max_total
-from test_rubric_diagnosis import CORRECT, WRONG, _record
+from test_rubric_diagnosis import CORRECT, WRONG, _load, _record
 
 
 @lru_cache(maxsize=None)
 def _failed_checks(name: str) -> frozenset:
     record = _record(name, "coverage")
     return frozenset((c.grade_id, c.check) for c in record.checks if not c.passed)
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_a_fixture_fails_the_checks_it_names(name):
+    """Each wrong fixture names the checks it must fail (``FAILS``, grade cell -> checks), so grepping
+    tests/ for a check's name finds the fixtures that fail it; it fails those and no others."""
+    declared = getattr(_load(name), "FAILS", None)
+    assert declared is not None, f"{name}.py names no FAILS: add FAILS = {{grade_id: (check, ...)}}"
+    assert _failed_checks(name) == frozenset((g, c) for g, checks in declared.items() for c in checks)
 
 
 def test_every_check_is_failed_by_a_fixture_and_passed_by_the_correct_ones():
