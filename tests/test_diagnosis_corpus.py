@@ -11,6 +11,7 @@ from autograder.misconceptions.localise import localise
 from autograder.misconceptions.probes import agree, probe_inputs
 from autograder.misconceptions.proof import MIN_EVIDENCE
 from autograder.student import NotebookFunctions
+from conftest import TESTS
 from diagnosis_corpus import KINDS, cases, classify, score
 
 SEEDS = ["corpus-ada", "corpus-grace", "corpus-alan"]
@@ -191,3 +192,52 @@ def test_classify_reads_a_record():
     case = next(c for c in CASES if c.name == "no_scaling__einsum")
     verdict = classify(case, "one")
     assert verdict.named and verdict.names == {"no-scaling"} and not verdict.wrong_names
+
+
+# --- the same verdicts in the sandbox ----------------------------------------------------------
+
+def _self_contained(case) -> bool:
+    """The case is only exercise functions (no helpers or module constants), so it can be typed into
+    the notebooks as it is."""
+    import ast
+    from autograder.samples.sample_class import EXERCISE_FUNCTIONS
+    tree = ast.parse((TESTS / "fixtures" / "diagnosis" / f"{case.name}.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name not in EXERCISE_FUNCTIONS:
+            return False
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] != ["EXPECTED"]:
+            return False
+    return True
+
+
+# n ** 3 bytes for n = 3 * 2**22 is a Python int beyond int64: the sandbox refuses it (an object array)
+# where in-process grading reads it, so the check's own message differs there (not the diagnosis)
+NOT_THROUGH_THE_SANDBOX = {"localised__attention_cubed"}
+
+
+def _one_per_group():
+    seen, picked = set(), []
+    for case in CASES:
+        if case.group not in seen and _self_contained(case) and case.name not in NOT_THROUGH_THE_SANDBOX:
+            seen.add(case.group)
+            picked.append(case)
+    return picked
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _one_per_group(), ids=lambda c: c.name)
+def test_the_sandbox_gives_the_same_verdict(server, tmp_path, case):
+    """Diagnosis and localisation call the student again (the probes): through the sandboxed worker they
+    give the same diagnoses and stages as in-process, for one case of each label group."""
+    import autograder
+    from autograder.run.hardened import grade_submission
+    from autograder.samples.sample_class import overrides_from_source
+    from autograder.samples.synthetic import write_submission
+    from conftest import RELEASE, ROOT, SOURCE
+    from test_notebook_semantics import namespaces
+    overrides = overrides_from_source((TESTS / "fixtures" / "diagnosis" / f"{case.name}.py").read_text())
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "corpus" / "ch04_attention", overrides)
+    hardened = grade_submission(folder, course=ROOT, server=server)
+    in_process = autograder.grade_namespace(namespaces(overrides=overrides), "corpus")
+    summary = lambda r: [(c.grade_id, c.check, c.passed, c.diagnosis, c.stage) for c in r.checks]  # noqa: E731
+    assert summary(hardened) == summary(in_process)

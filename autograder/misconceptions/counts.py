@@ -5,7 +5,8 @@ Used when no catalogue entry is proven for ``attention_memory_bytes``, ``ffn_mem
 count grows by a known ratio (4 when n doubles for an n x n matrix, 2 for each factor of the FFN,
 1 for dtype_bytes in the crossover). The first argument the student's count follows with another
 ratio, the same at every base point, is named; when every ratio is right but the count is one
-constant factor off everywhere, the unit is named. Anything less consistent is left unnamed.
+constant factor off everywhere (exactly, or a unit with floor division), the unit or the factor is
+named. Anything less consistent is left unnamed.
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ ARGUMENTS = {
     "crossover_length": ("d_model", "dtype_bytes", "expansion"),
 }
 BASES = 3
+UNITS = ((1e-3, "1000", "kB"), (1 / 1024, "1024", "KiB"), (1e-6, "10**6", "MB"), (2 ** -20, "2**20", "MiB"),
+         (1e-9, "10**9", "GB"), (2 ** -30, "2**30", "GiB"), (8, "8", "bits"))
 TOLERANCE = 1e-3        # floor division and off-by-ones in a count of thousands stay well inside this
 WHAT = {"attention_memory_bytes": "the attention matrix's count", "ffn_memory_bytes": "the FFN count",
         "crossover_length": "the crossover"}
@@ -46,14 +49,36 @@ def localise_count(function: str, args: tuple, value, probe) -> Localisation | N
         if ratio is not None and not _near(ratio, want):
             return Localisation(name, f"Doubling {name} multiplies your {_noun(function)} by {ratio:.4g}, but "
                                 f"it should multiply it by {want:.4g}: check how {name} enters the count.")
-    factor = _consistent([g / r for g, r in zip(at_base, right_base)])
-    if factor is None or factor == 0 or _near(factor, 1.0):
-        return None                   # right, or 0 everywhere: the check's message says what came back
-    how = f"1/{1 / factor:.4g} of" if factor < 1 else f"{factor:.4g} times"
-    fix = ("check how the crossover is found" if function == "crossover_length"
-           else "check the unit (a count of bytes, not bits, KiB or GB)")
-    return Localisation("unit", f"Your {_noun(function)} follows every argument as it should but is {how} the "
+    return _constant_factor(function, at_base, right_base)
+
+
+def _constant_factor(function: str, got: list[float], right: list[float]) -> Localisation | None:
+    """Every argument followed, but the count is one constant factor off at every base point: a unit
+    (exactly, floor division allowed) or another constant (exactly: a count that is only nearly a
+    constant factor off, such as n (n + 1) / 2 for n * n, is left unnamed)."""
+    if not all(right) or any(g == 0 for g in got):
+        return None                   # 0 everywhere: the check's message says what came back
+    factor = got[-1] / right[-1]
+    if _near(factor, 1.0):
+        return None
+    noun = _noun(function)
+    for ratio, shown, unit in UNITS:
+        if function != "crossover_length" and _near(factor, ratio):
+            for floor, how in ((False, "divided by" if ratio < 1 else "times"), (True, "floor-divided by")):
+                scaled = [np.floor(r * ratio) if floor else r * ratio for r in right]
+                if all(_exactly(g, w) for g, w in zip(got, scaled)):
+                    return Localisation("unit", f"Your {noun} follows every argument as it should but is the "
+                                        f"right number of bytes {how} {shown} on every input tried, a count in "
+                                        f"{unit}: return the number of bytes itself.")
+    if not all(_exactly(g, factor * r) for g, r in zip(got, right)):
+        return None
+    fix = "check how the crossover is found" if function == "crossover_length" else "check each factor of the count"
+    return Localisation("unit", f"Your {noun} follows every argument as it should but is {factor:.4g} times the "
                         f"right value on every input tried: {fix}.")
+
+
+def _exactly(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 
 
 def _noun(function: str) -> str:
