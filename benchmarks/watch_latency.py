@@ -90,8 +90,9 @@ def main() -> int:
         if "watching" not in watch.stdout.readline():
             raise SystemExit("watch did not start")
         time.sleep(2.0)                                   # its fork server has ready workers
-        at = sorted(random.Random(0).uniform(0, args.seconds) for _ in names)
-        start, arrived = time.time(), {}
+        rng = random.Random(0)
+        at = sorted(rng.uniform(0, args.seconds) for _ in names)
+        load, start, arrived = os.getloadavg()[0], time.time(), {}
         for name, offset in zip(names, at):
             time.sleep(max(0.0, start + offset - time.time()))
             os.rename(tmp / "staging" / name, inbound / name)
@@ -100,6 +101,10 @@ def main() -> int:
         while len(published(course)[0]) < len(names) and time.monotonic() < deadline:
             time.sleep(0.2)
         done, grading = published(course)
+        if os.environ.get("WATCH_LATENCY_DEBUG"):
+            events = [json.loads(x) for x in (course / "watch" / "journal.jsonl").read_text().splitlines()]
+            for e in events:
+                print(e["event"], e["entry"][:4], round(e.get("at", 0) - start, 2), round(arrived.get(e["entry"], 0) - start, 2))
         watch.send_signal(signal.SIGTERM)
         watch.wait(timeout=30)
         latency = sorted(done[n] - arrived[n] for n in names if n in done)
@@ -107,7 +112,7 @@ def main() -> int:
             print(f"only {len(latency)} of {len(names)} were published within 300 s")
         q = statistics.quantiles(latency, n=100, method="inclusive")
         print(f"{len(latency)} submissions over {args.seconds:g} s on {os.cpu_count()} cores "
-              f"(load average before: {os.getloadavg()[0]:.1f}); inotify={'no' if args.poll else 'yes'}")
+              f"(load average at the start: {load:.1f}, at the end: {os.getloadavg()[0]:.1f}); inotify={'no' if args.poll else 'yes'}")
         print(f"latency from the folder appearing to its pages published: p50 {q[49]:.2f} s, p99 {q[98]:.2f} s, "
               f"max {latency[-1]:.2f} s")
         print(f"grading per submission (in the service): median {statistics.median(grading):.2f} s, "

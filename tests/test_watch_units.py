@@ -311,12 +311,18 @@ def test_when_inotify_fails_the_service_polls_and_still_grades(monkeypatch, tmp_
     monkeypatch.setattr(watchfiles, "watch", broken)
     course = _course(tmp_path)
     said = []
-    watch(course=course, say=said.append, warn=said.append, steps=2)
+    watch(course=course, say=said.append, warn=said.append, until=passes(2))
     assert "(inotify)" in said[0] and any("inotify stopped" in line and "polling" in line for line in said)
     name = submit_like_nbgrader(course, tmp_path, "ada")
     said.clear()
-    watch(course=course, poll=0.05, say=said.append, warn=said.append, steps=3)
+    watch(course=course, poll=0.05, say=said.append, warn=said.append, until=lambda: done_in(course, name))
     assert "(polling)" in said[0] and done_in(course, name)
+
+
+def passes(n):
+    """``until`` for watch: true at the n-th pass."""
+    count = iter(range(n - 1, -1, -1))
+    return lambda: next(count) == 0
 
 
 def done_in(course, name):
@@ -329,7 +335,7 @@ def test_an_exchange_without_the_course_stops_watch_with_what_to_do(tmp_path):
     course = _course(tmp_path)
     __import__("shutil").rmtree(tmp_path / "exchange")
     with pytest.raises(ValueError, match="run `nbgrader release_assignment` first"):
-        watch(course=course, steps=1)
+        watch(course=course, until=passes(1))
     assert not (tmp_path / "exchange").exists()                        # nothing made outside its folders
 
 
@@ -344,3 +350,18 @@ def test_the_command_line_says_what_is_wrong_in_one_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "autograder", "watch", "--poll", "0"], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "must be from 0.01 to 60 seconds" in proc.stderr
+
+
+@pytest.mark.slow
+def test_scheduler_sends_the_grading_to_dask(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from autograder.watch.service import watch
+    course = _course(tmp_path)
+    names = [submit_like_nbgrader(course, tmp_path, s, sample) for s, sample in (("ada", "correct-1"),
+                                                                                ("bob", "no-scaling"))]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                  dashboard_address=None) as cluster:
+        watch(course=course, scheduler=cluster.scheduler_address, poll=0.05, say=print,
+              until=lambda: all(done_in(course, n) for n in names))
+    graded = {e["student"]: e for e in read_events(course / "watch" / "journal.jsonl") if e["event"] == "graded"}
+    assert graded["ada"]["total"] == 28 and graded["bob"]["diagnoses"] == ["no-scaling"]

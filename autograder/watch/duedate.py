@@ -10,6 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from nbgrader.api import Assignment, Student, SubmittedAssignment   # imported when the service starts
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+
 SQLITE = "sqlite:///"
 
 
@@ -30,9 +34,6 @@ class DueDates:
         url = self._url()
         if url is None:
             return None
-        from nbgrader.api import Assignment, Student, SubmittedAssignment
-        from sqlalchemy import create_engine
-        from sqlalchemy.orm import Session
         if self._engine is None:
             self._engine = create_engine(url, future=True)
         with Session(self._engine) as session:

@@ -112,6 +112,12 @@ class LocalGrader:
         self.server.close()
 
 
+def _digest(name: str) -> str:
+    """A Dask key for an inbound name (which may hold any bytes)."""
+    import hashlib
+    return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 class DaskGrader:
     """Sends each submission to a Dask distributed cluster, as ``grade --scheduler`` does; the folders
     must be readable at the same paths on its workers."""
@@ -125,7 +131,7 @@ class DaskGrader:
 
     def submit(self, key: str, course: str, assignment: str, folder: str, student: str, visible: bool) -> None:
         self.futures[key] = self.client.submit(grade_inbound, course, assignment, folder, student, visible,
-                                               pure=False, key=f"watch-{key}")
+                                               pure=False, key=f"watch-{_digest(key)}")
 
     def finished(self) -> list:
         done = [(key, fut) for key, fut in self.futures.items() if fut.done()]

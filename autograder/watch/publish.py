@@ -13,13 +13,14 @@ import stat
 import tempfile
 from pathlib import Path
 
+from nbgrader.utils import notebook_hash     # seconds to import: paid when the service starts, not on a first page
+
 FOLDER_MODE = stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH       # 0711, as release_feedback makes it
 PAGE_MODE = 0o644
 
 
 def page_file(secret: str, notebook_id: str) -> str:
     """The file name nbgrader gives the feedback page of ``notebook_id`` for the submission ``secret``."""
-    from nbgrader.utils import notebook_hash
     return f"{notebook_hash(secret=secret, notebook_id=notebook_id)}.html"
 
 

@@ -40,9 +40,9 @@ LOCK = ".autograder-watch.lock"
 
 
 def watch(*, course=".", assignment: str | None = None, scheduler: str | None = None, poll: float | None = None,
-          say=print, warn=None, steps: int | None = None) -> None:
+          say=print, warn=None, until=None) -> None:
     """Serve feedback on submit for ``course`` until a stop signal (raised as ``lifecycle.Stop``);
-    ``steps``: return after that many passes over inbound (tests)."""
+    ``until``: return once ``until()`` is true after a pass over inbound (tests)."""
     warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
     settings = _settings(course, assignment)
     with ExitStack() as stack:
@@ -61,12 +61,11 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
         say(one_line(f"watching {settings.inbound} for {settings.assignment} submissions ({wake.name}); pages go "
                      f"to {settings.feedback}; show {settings.show!r}, at most {settings.limit} per student"
                      f"{', also after the due date' if settings.after_due_date else ''}; journal {journal.path}"))
-        done = 0
-        while steps is None or done < steps:
+        while True:
             timeout = service.step()
-            done += 1
-            if steps is None or done < steps:
-                wake.wait(timeout)
+            if until is not None and until():
+                return
+            wake.wait(timeout)
             if wake.failed is not None:
                 warn(one_line(f"note: inotify stopped ({wake.failed}); polling {settings.inbound} every second"))
                 wake.close()
