@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from html import escape
 
 from ..inert import shown
 from ..outputs.feedback import check_rows, plots, review_block, start_here
-from ..outputs.html import page, table
+from ..outputs.html import escape, message, page, table
 from ..outputs.nbfeedback import notebook_html
 from ..records import Record
 
@@ -57,7 +56,7 @@ def _visible_table(results: list[VisibleResult]) -> str:
         return "<p>This notebook has no visible tests.</p>"
     word = {True: '<span class="pass">passed</span>', False: '<span class="fail">failed</span>',
             None: "did not run"}
-    rows = ([escape(r.grade_id), word[r.passed], escape(r.message)] for r in results)
+    rows = ([escape(r.grade_id), word[r.passed], message(r.message)] for r in results)
     return ("<p>The results of the visible tests in your notebook, run on your submission:</p>"
             + table(["test cell", "result", "message"], rows))
 
