@@ -365,3 +365,61 @@ def test_scheduler_sends_the_grading_to_dask(tmp_path):
               until=lambda: all(done_in(course, n) for n in names))
     graded = {e["student"]: e for e in read_events(course / "watch" / "journal.jsonl") if e["event"] == "graded"}
     assert graded["ada"]["total"] == 28 and graded["bob"]["diagnoses"] == ["no-scaling"]
+
+
+def _inbound(tmp_path):
+    return tmp_path / "exchange" / "attention-course" / "inbound"
+
+
+def test_a_secret_changed_after_arrival_gets_a_note_not_a_page(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    journal.append({"event": "received", "entry": name, "student": "ada", "secret": "digest-of-another-secret"})
+    service.step()
+    assert service.grader.asked == [] and "changed after it arrived" in journal.state.entries[name].note
+    assert not list((tmp_path / "exchange/attention-course/feedback").glob("*.html"))
+
+
+def test_a_notebook_that_is_not_the_assignments_gets_a_page_saying_so(tmp_path):
+    from autograder.watch.inbound import MAX_NOTEBOOKS
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    folder = _inbound(tmp_path) / name
+    for i in range(MAX_NOTEBOOKS + 10):
+        (folder / f"scratch{i:02d}.ipynb").write_text("{}")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    pages = list((tmp_path / "exchange/attention-course/feedback").glob("*.html"))
+    assert len(pages) == MAX_NOTEBOOKS                                  # bounded, whatever the folder holds
+    secret = (folder / "submission_secret.txt").read_text()
+    feedback = tmp_path / "exchange/attention-course/feedback"
+    assert "Score:" in (feedback / page_file(secret, "ex1_attention")).read_text()      # its own come first
+    extra = (feedback / page_file(secret, "scratch00")).read_text()
+    assert "is not one of the assignment's notebooks" in extra
+
+
+def test_a_page_that_cannot_be_written_is_tried_again_later(tmp_path, monkeypatch):
+    from autograder.watch import service as service_module
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+
+    def full(*args):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(service_module, "publish", full)
+    service.step()
+    assert not journal.state.entries[name].done and any("No space left" in line for line in said)
+    monkeypatch.undo()
+    service.retry.clear()                                               # its 30 s are up
+    service.step()
+    assert journal.state.entries[name].published and service.grader.asked == ["ada"]    # graded once
+
+
+def test_a_missing_feedback_folder_is_made_as_release_feedback_makes_it(tmp_path):
+    from autograder.watch.publish import ensure_folder
+    (tmp_path / "course-folder").mkdir()
+    ensure_folder(tmp_path / "course-folder" / "feedback")
+    assert (tmp_path / "course-folder" / "feedback").stat().st_mode & 0o7777 == 0o711
+    with pytest.raises(ValueError, match="release_assignment"):
+        ensure_folder(tmp_path / "nowhere" / "feedback")

@@ -21,8 +21,10 @@ import re
 import stat
 from dataclasses import dataclass
 
+from ..assignment import NOTEBOOKS
 from ..inert import shown
 from ..intake.files import kind
+from ..intake.names import notebook_for
 
 SECRET = "submission_secret.txt"
 MAX_SECRET_BYTES = 512
@@ -123,12 +125,14 @@ def _secret(fd: int) -> bytes | str:
 
 
 def _notebooks(fd: int) -> tuple[str, ...]:
-    """The stems of the folder's regular .ipynb files (at most MAX_NOTEBOOKS, links left out)."""
+    """The stems of the folder's regular .ipynb files (links left out), among its first MAX_LISTING names;
+    at most MAX_NOTEBOOKS, the assignment's own notebooks first."""
     stems = []
     with os.scandir(fd) as it:
         for seen, entry in enumerate(it):
-            if len(stems) >= MAX_NOTEBOOKS or seen >= MAX_LISTING:
+            if seen >= MAX_LISTING:
                 break
             if entry.name.endswith(".ipynb") and entry.is_file(follow_symlinks=False):
                 stems.append(entry.name[: -len(".ipynb")])
-    return tuple(sorted(stems))
+    ours = [s for s in stems if notebook_for(f"{s}.ipynb", tuple(NOTEBOOKS))]
+    return tuple(sorted(ours) + sorted(s for s in stems if s not in ours))[:MAX_NOTEBOOKS]
