@@ -52,8 +52,9 @@ def main(argv=None) -> int:
         print(f"  NOT AS LABELLED: {v.case.name} (expected {v.case.expected}): named {sorted(v.names)}")
     for v in scores.mistakes:
         if not (v.named or v.localised):
+            why = "no check failed" if not v.failed else f"{v.failed} checks failed"
             print(f"  missed (neither named nor localised): {v.case.name} (expected {v.case.expected}), "
-                  f"as student {v.student}")
+                  f"as student {v.student}: {why}")
     precision, recall, named = scores.precision(), scores.recall(), scores.recall(localised_counts=False)
     print(f"\noverall: precision {precision:.3f}, named recall {named:.3f}, named-or-localised recall "
           f"{recall:.3f}, correct code diagnosed {len(dirty)} times")

@@ -153,11 +153,26 @@ def _diagnosed(function, fn, args):
 @pytest.mark.parametrize("function, fn, args, expected", [
     ("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * 2, (512, 64, 4, 8), "expansion-missing+dtype-ignored"),
     ("crossover_length", lambda d, b=2, e=4: d + 1, (768, 2, 4), "expansion-missing+crossover-off-by-one"),
-    ("attention_memory_bytes", lambda n, b=2: n * b * 8, (300, 4), "linear-in-n+bits-not-bytes"),
+    ("attention_memory_bytes", lambda n, b=2: n * 2, (300, 4), "linear-in-n+dtype-ignored"),
 ])
 def test_compounds_of_memory_mistakes_are_named(function, fn, args, expected):
     entry = _diagnosed(function, fn, args)
     assert entry.id == expected and entry.sentence.startswith("It looks like two mistakes together. First, ")
+
+
+def test_a_part_that_a_constant_could_stand_for_is_not_named():
+    """n * dtype_bytes * 8 is linear in n; whether the 8 is bits or a whole number written for the second
+    n, the values cannot tell, so only linear-in-n is named, and n * d_model * 8 (no expansion, no dtype
+    and bits, or expansion = 4 and fp16 written in) names nothing. A constant that no dtype's size or
+    dimension could be (1e-9) does prove its part."""
+    def named(function, fn, args):
+        entry = _diagnosed(function, fn, args)
+        return entry.id if entry else None
+    assert named("attention_memory_bytes", lambda n, b=2: n * b * 8, (300, 4)) == "linear-in-n"
+    assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * 8, (300, 64, 4, 2)) is None
+    assert named("attention_memory_bytes", lambda n, b=2: n * n * 4, (300, 2)) == "dtype-ignored"
+    assert named("attention_memory_bytes", lambda n, b=2: n * n * 2 / 1e9, (300, 4)) == "dtype-ignored+bytes-as-gb"
+    assert named("attention_memory_bytes", lambda n, b=2: n * b / 1e9, (300, 4)) == "linear-in-n+bytes-as-gb"
 
 
 def test_a_single_entry_is_preferred_to_a_compound():

@@ -49,8 +49,7 @@ def compounds_for(function: str, size: int = 2) -> tuple[Misconception, ...]:
         parts = tuple(sorted(group, key=_stage))
         merged = {k: v for m in parts for k, v in m.knobs.items()}
         found.append(Misconception(COMPOUND.join(m.id for m in parts), function, variant(function, merged),
-                                   " ".join(m.advice for m in parts), merged, parts,
-                                   any(m.proportional for m in parts)))
+                                   " ".join(m.advice for m in parts), merged, parts))
     return tuple(found)
 
 
@@ -70,9 +69,34 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
     values (a StudentError in place of a value whose call failed)."""
     from .proof import Evidence
     evidence = Evidence(function, args, student_value, probe)
-    for scaled in (False, True):                 # exact variants first; a constant factor only after them all
+    for scaled in (False, True):     # exact variants first; a constant factor (singles only) after them all
         for tier in tiers(function):
             for entry in tier:
-                if (entry.proportional or not scaled) and evidence.proves(entry, scaled):
+                if (entry.constant or not scaled) and evidence.proves(entry, entry.constant if scaled else None) \
+                        and _identifiable(entry, evidence):
                     return entry
     return None
+
+
+def _identifiable(entry: Misconception, evidence) -> bool:
+    """Every part of a compound is needed: without it, the rest (with a free constant, when a part of the
+    rest allows one) does not reproduce the values. A count of n * d_model * 8 is a missing expansion, an
+    ignored dtype_bytes and bits, or expansion = 4 and fp16's 2 written in: the 8 proves nothing (but
+    1e-9 is no dtype's size, so n * n * 2 / 1e9 does prove a count in GB)."""
+    for part in entry.parts:
+        rest = [p for p in entry.parts if p is not part]
+        other = rest[0] if len(rest) == 1 else _compound(entry.function, rest)
+        constants = [p.constant for p in rest if p.constant]
+        if other is not None and evidence.proves(other, _any(constants) if constants else None):
+            return False
+    return True
+
+
+def _any(constants):
+    return lambda c: any(allowed(c) for allowed in constants)
+
+
+def _compound(function: str, parts: list[Misconception]) -> Misconception | None:
+    name = COMPOUND.join(p.id for p in parts)
+    return next((c for c in compounds_for(function, len(parts)) if c.id == name and c.knobs == {
+        k: v for p in parts for k, v in p.knobs.items()}), None)

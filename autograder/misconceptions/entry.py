@@ -20,7 +20,7 @@ class Misconception:
     advice: str                 # what the student should change
     knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
     parts: tuple = ()           # for a compound: the entries it combines, in stage order
-    proportional: bool = False  # a count that is this variant times some constant still shows it
+    constant: Callable | None = None   # for a count: which constant c may stand in (c * this variant still shows it)
 
     @property
     def sentence(self) -> str:
@@ -31,7 +31,7 @@ class Misconception:
         return f"It looks like {self.advice}"
 
 
-def knobbed(mid: str, function: str, knobs: dict, advice: str, *, proportional: bool = False) -> Misconception:
+def knobbed(mid: str, function: str, knobs: dict, advice: str, *, constant: Callable | None = None) -> Misconception:
     """An entry that is the exercise's pipeline with ``knobs`` turned."""
     from .pipeline import variant
-    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), proportional=proportional)
+    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), constant=constant)

@@ -32,9 +32,28 @@ MEMORY = [   # function, id, knobs, advice
      "n = expansion * d_model."),
 ]
 
-# a count linear in n is linear whatever the student multiplied n by (64, d_model, ...): the entry is
-# proven up to one constant factor, the same on every input
-PROPORTIONAL = {"linear-in-n"}
 
-ENTRIES = [knobbed(mid, function, knobs, advice, proportional=mid in PROPORTIONAL)
+
+def _itemsize(c: float) -> bool:
+    """A dtype's size in bytes, written in where dtype_bytes belongs."""
+    return c in (1, 2, 4, 8)
+
+
+def _whole(c: float) -> bool:
+    """A positive whole number (64, 4096, d_model ...), written in where the second n belongs."""
+    return c >= 1 and abs(c - round(c)) <= 1e-9 * c
+
+
+# a count linear in n is linear whatever whole number the student multiplied n by, and a count that ignores
+# dtype_bytes ignores it whatever itemsize stands in its place: the forms that drop the argument are proven up
+# to such a constant, the same on every input (a single entry only: in a compound the constant could hide a
+# second mistake, such as a hard-coded expansion)
+CONSTANTS = {("linear-in-n", "power"): _whole, ("dtype-ignored", "dropped"): _itemsize}
+
+
+def _constant(mid: str, knobs: dict):
+    return CONSTANTS.get((mid, "power")) if "power" in knobs else CONSTANTS.get((mid, knobs.get("dtype")))
+
+
+ENTRIES = [knobbed(mid, function, knobs, advice, constant=_constant(mid, knobs))
            for function, mid, knobs, advice in MEMORY]

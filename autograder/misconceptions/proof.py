@@ -4,8 +4,9 @@ An entry is proven when its variant reproduces the student's values on the check
 every probe input (``probes.py``), and at least ``MIN_EVIDENCE`` of those probes are inputs where the
 variant differs from the right answer (an input where the mistake cannot show proves nothing). The
 student is called on the probes once per diagnosis, and only when some candidate matches the check's
-own input. A proportional entry (a count "linear in n" whatever constant the student wrote for the
-missing n) may differ from the student by one constant factor, the same on every input.
+own input. An entry with a ``constant`` (a count "linear in n" whatever whole number the student wrote
+for the missing n, or one that ignores dtype_bytes whatever itemsize stands for it) may differ from
+the student by one such constant factor, the same on every input.
 """
 from __future__ import annotations
 
@@ -41,9 +42,12 @@ class Evidence:
         self.answers: list | None = None
         self._right: dict[int, object] = {}
 
-    def proves(self, entry, scaled: bool = False) -> bool:
+    def proves(self, entry, constant=None) -> bool:
+        """Does ``entry`` reproduce every value (times one factor that ``constant`` allows, when given)?"""
         own = _run(entry.impl, self.args)
-        factor = _factor(self.value, own) if scaled else 1.0
+        factor = _factor(self.value, own) if constant else 1.0
+        if constant and (factor is None or not constant(factor)):
+            return False
         if own is None or factor is None or not agree(self.value, _times(own, factor), self.rtol):
             return False
         answers = self._answers()
