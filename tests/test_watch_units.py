@@ -15,6 +15,7 @@ from autograder.watch.grading import Graded
 from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
 from autograder.watch.journal import Journal, read_events
 from autograder.watch.limits import Limit, next_check, parse_limit
+from autograder.watch.pages import MARK
 from autograder.watch.publish import page_file, publish
 from autograder.watch.service import Service
 from watch_helpers import A, submit_like_nbgrader
@@ -146,8 +147,22 @@ def test_pages_are_named_by_nbgraders_hash_and_readable_by_students(tmp_path):
     from nbgrader.utils import notebook_hash
     name = page_file("ab" * 64, "ex1_attention")
     assert name == notebook_hash(secret="ab" * 64, notebook_id="ex1_attention") + ".html"
-    publish(tmp_path, {name: "<p>é</p>"})
+    assert publish(tmp_path, {name: '<p class="presubmit">é</p>'}, MARK) == []
     assert os.listdir(tmp_path) == [name] and (tmp_path / name).stat().st_mode & 0o777 == 0o644
+    assert publish(tmp_path, {name: '<p class="presubmit">new</p>'}, MARK) == []       # ours: replaced
+    assert "new" in (tmp_path / name).read_text()
+
+
+def test_a_page_release_feedback_put_there_is_never_replaced(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    secret = (_inbound(tmp_path) / name / "submission_secret.txt").read_text()
+    official = tmp_path / "exchange/attention-course/feedback" / page_file(secret, "ex1_attention")
+    official.write_text("<html>graded feedback from release_feedback</html>")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert official.read_text() == "<html>graded feedback from release_feedback</html>"
+    assert journal.state.entries[name].published["kept"] == 1 and any("1 kept" in line for line in said)
 
 
 # --- the gradebook, read only ------------------------------------------------------------------

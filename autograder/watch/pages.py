@@ -27,6 +27,9 @@ class VisibleResult:
     message: str = ""
 
 
+MARK = b'<p class="presubmit">'         # every page of ours has it; release_feedback's pages do not
+
+
 def when(t: float) -> str:
     return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -74,6 +77,6 @@ def limit_page(student: str, notebook_id: str, made: float, next_at: float, limi
 
 
 def closed_page(student: str, notebook_id: str, made: float, due: str) -> str:
-    return page(f"Feedback for {student}: {notebook_id}.ipynb", f"<p>Made {when(made)} when you submitted.</p>"
+    return page(f"Feedback for {student}: {notebook_id}.ipynb", f'<p class="presubmit">Made {when(made)} when you submitted.</p>'
                 f"<p>This submission was received after the due date ({escape(due)}), so it was not checked "
                 "before grading; your instructor's feedback comes with your grade.</p>")

@@ -29,7 +29,7 @@ from .grading import DaskGrader, Graded, LocalGrader
 from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, parse_name
 from .journal import Journal
 from .limits import next_check
-from .pages import closed_page, feedback_page, limit_page, unknown_notebook_page, when
+from .pages import MARK, closed_page, feedback_page, limit_page, unknown_notebook_page, when
 from .publish import ensure_folder, page_file, publish, write_atomic
 from .wake import Polling, waker
 
@@ -238,16 +238,18 @@ class Service:
 
     def _publish(self, name: str, parts, pages: dict, kind: str, what: str, **extra) -> None:
         try:
-            publish(self.s.feedback, pages)
+            kept = publish(self.s.feedback, pages, MARK)
         except OSError as exc:
             self.retry[name] = time.monotonic() + RETRY_SECONDS
             self.warn(one_line(f"error: the pages of {shown(name)} could not be written to {self.s.feedback} "
                                f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
             return
-        self._append({"event": "published", "entry": name, "kind": kind, "pages": len(pages), "at": time.time(),
-                      **extra})
-        self.say(one_line(f"{when(time.time())} {shown(parts.student)}: {what}; {len(pages)} "
-                          f"page{'s' * (len(pages) != 1)} published"))
+        self._append({"event": "published", "entry": name, "kind": kind, "pages": len(pages) - len(kept),
+                      "kept": len(kept), "at": time.time(), **extra})
+        n = len(pages) - len(kept)
+        kept_text = f" ({len(kept)} kept: release_feedback had already put the graded page there)" if kept else ""
+        self.say(one_line(f"{when(time.time())} {shown(parts.student)}: {what}; {n} page{'s' * (n != 1)} "
+                          f"published{kept_text}"))
 
     def _note(self, name: str, note: str) -> None:
         self._append({"event": "note", "entry": name, "note": note, "at": time.time()})
