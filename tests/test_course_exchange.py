@@ -70,3 +70,61 @@ def test_release_and_fetch_feedback_deliver_our_pages(tmp_path):
         assert [p.stem for p in pages] == NOTEBOOKS, pages
         ex1 = (home / A / "feedback").glob("*/ex1_attention.html").__next__().read_text()
         assert expect in ex1 and "ex1_attention.ipynb" in ex1
+
+
+def test_feedback_reaches_its_owner_only(tmp_path):
+    """A class with a shared secret (cid copied bob's whole submission folder), a missing one, a link to a
+    classmate's and malformed ones: nbgrader's feedback layout holds only pages release_feedback can deliver
+    to their owner (a page without a secret once made it stop with FileNotFoundError for everyone after it;
+    a shared secret delivered bob's feedback to cid), the others are listed for the instructor, and the
+    shared and linked secrets are flagged for review."""
+    from nbgrader.utils import notebook_hash
+
+    from autograder.records import read_record
+    course = make_class(tmp_path, [])
+    shutil.rmtree(course / "release")
+    ex = [f"--Exchange.root={tmp_path / 'exchange'}", "--log-level=WARN"]
+    (tmp_path / "exchange").mkdir()
+    run_nbgrader(["generate_assignment", A], course, "generate_assignment")
+    run_nbgrader(["release_assignment", A, *ex], course, "release_assignment")
+    for student in ("ada", "bob"):
+        _student_submits(course, tmp_path, student, fetch=False)
+    run_nbgrader(["collect", A, *ex], course, "collect")
+    sub = course / "submitted"
+    for copy, of in (("cid", "bob"), ("dan", "ada"), ("eve", "ada"), ("fay", "ada"), ("gus", "ada")):
+        shutil.copytree(sub / of / A, sub / copy / A)
+    (sub / "dan" / A / "submission_secret.txt").unlink()
+    (sub / "eve" / A / "submission_secret.txt").unlink()
+    (sub / "eve" / A / "submission_secret.txt").symlink_to(sub / "ada" / A / "submission_secret.txt")
+    (sub / "fay" / A / "submission_secret.txt").write_text("not a secret")
+    (sub / "gus" / A / "submission_secret.txt").write_text((sub / "gus" / A / "submission_secret.txt")
+                                                           .read_text() + "\n")   # nbgrader hashes it as it is
+    stale = course / "feedback" / "dan" / A / "ex1_attention.html"                 # e.g. an earlier run's page
+    stale.parent.mkdir(parents=True)
+    stale.write_text("<p>old</p>")
+
+    result = grade_batch(course=course, workers=2, progress=False)
+    out = course / "grading"
+    pages = {s: sorted(p.stem for p in (course / "feedback" / s / A).glob("*.html"))
+             for s in ("ada", "bob", "cid", "dan", "eve", "fay", "gus")}
+    assert pages == {"ada": NOTEBOOKS, "bob": [], "cid": [], "dan": [], "eve": [], "fay": [], "gus": []}
+    report = (out / "report.html").read_text()
+    section = report[report.index("Feedback nbgrader cannot deliver"):]
+    assert all(f"&#x27;{s}&#x27;" in section for s in ("bob", "cid", "dan", "eve", "fay", "gus"))
+    assert "&#x27;ada&#x27;" not in section and "the same as that of" in section
+    for student, other in (("bob", "cid"), ("cid", "bob")):
+        record = read_record(out, student, A)
+        assert record.needs_review and any("submission_secret.txt is the same as a classmate" in p
+                                           for p in record.integrity)
+        assert any(f"'{other}'" in line for line in record.review) and not any(other in p for p in record.integrity)
+    assert any("submission_secret.txt is a link" in p for p in read_record(out, "eve", A).integrity)
+    assert result.errors == []
+
+    run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")           # never stops halfway
+    ada_secret = (sub / "ada" / A / "submission_secret.txt").read_text()
+    released = sorted(p.name for p in (tmp_path / "exchange").rglob("*.html"))
+    assert released == sorted(f"{notebook_hash(secret=ada_secret, notebook_id=nb)}.html" for nb in NOTEBOOKS)
+    for student, expect in (("ada", NOTEBOOKS), ("bob", [])):
+        home = tmp_path / "home" / student
+        run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, student)], home, "fetch_feedback")
+        assert sorted(p.stem for p in (home / A / "feedback").glob("*/*.html")) == expect

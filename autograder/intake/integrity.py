@@ -22,6 +22,7 @@ from .files import MAX_NOTEBOOK_BYTES, Link, listing, open_folder, read_regular
 from .model import Refused
 from .names import notebook_for
 from .parse import digest_of
+from .secret import SECRET, class_secrets, is_link, secret_in, sharers
 
 _MAX_CLASSMATES = 5_000
 _MAX_PER_STUDENT = 20
@@ -141,6 +142,33 @@ def class_digests(submitted: Path, assignment: str, names: tuple, key: tuple) ->
         finally:
             os.close(fd)
     return {d: frozenset(s) for d, s in owners.items()}
+
+
+def secret_event(fd: int, ctx: Context) -> tuple[str, str] | None:
+    """(message, the instructor's detail) when the submission's secret (which decides who receives its
+    feedback) is a link or is the same as a classmate's: nbgrader gives every submission its own."""
+    if is_link(fd):
+        return (f"Integrity: {SECRET} is a link, not the secret nbgrader wrote for this submission; its feedback "
+                "cannot be delivered through nbgrader and it must be reviewed.", "")
+    secret = secret_in(fd)
+    if not isinstance(secret, bytes):
+        return None                                        # missing or malformed: the outputs say why
+    submitted = ctx.course / "submitted"
+    key = tuple(_stamp(submitted / s / ctx.assignment) for s in _students(submitted))
+    others = [s for s in _secret_owners(submitted, ctx.assignment, key).get(secret, ()) if s != ctx.student]
+    if not others:
+        return None
+    return (f"Integrity: {SECRET} is the same as a classmate's submission's (nbgrader gives every submission its "
+            "own), so its feedback would reach them too; it is not delivered through nbgrader to either, and both "
+            "must be reviewed.", f"{SECRET}: the same as classmate(s) {', '.join(shown(o) for o in sorted(others)[:3])}.")
+
+
+@functools.lru_cache(maxsize=4)
+def _secret_owners(submitted: Path, assignment: str, key: tuple) -> dict[bytes, tuple]:
+    """secret -> the students whose submission holds it, read once per process and class."""
+    secrets = class_secrets(submitted, assignment, _students(submitted))
+    shared = sharers(secrets)
+    return {secrets[s]: (s, *shared[s]) for s in shared}
 
 
 def _stamp(folder: Path) -> tuple:

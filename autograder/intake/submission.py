@@ -17,7 +17,7 @@ from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines
 from .expected import course_notebooks
 from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
-from .integrity import Context, copy_event, link_event, source_event, twin_event
+from .integrity import Context, copy_event, link_event, secret_event, source_event, twin_event
 from .model import Intake, Refused
 from .names import Found, find, notebook_for
 from .parse import digest, read_notebook
@@ -40,6 +40,10 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
         return intake
     try:
+        if not single and _levels(folder, assignment) == 2:        # nbgrader's layout: a secret decides delivery
+            event = secret_event(fd, ctx)
+            if event:
+                intake.damage(*event)
         files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
         for found in _wanted(path, single, files, ctx, intake):
             _guarded(fd, folder, found, ctx, intake)

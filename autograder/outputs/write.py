@@ -1,6 +1,7 @@
 """Write everything an instructor gets from a batch: CSV, gradebook, feedback pages, results.json, report."""
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,9 +28,10 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, errors = _lateness(gradebook, records, settings.root, assignment)
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
-    delivery = []
+    delivery, secrets = [], _secrets(settings.root, assignment, records)
     for record in records:
-        errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery)
+        errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery,
+                                   secrets[record.student_id])
     from ..watch.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
@@ -63,7 +65,20 @@ def _is_text(student_id: str) -> bool:
     return True
 
 
-def _student_outputs(out: Path, record: Record, late, course, assignment: str, delivery: list[str]) -> list[str]:
+def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str]:
+    """Each graded student's submission secret when nbgrader can deliver to them alone, else why not
+    (a secret is compared with every submission of the class, graded in this run or not)."""
+    from ..intake.secret import class_secrets, deliverable
+    submitted = Path(course) / "submitted"
+    try:
+        everyone = {e.name for e in os.scandir(submitted)} | {r.student_id for r in records}
+    except OSError:
+        everyone = {r.student_id for r in records}
+    return deliverable(class_secrets(submitted, assignment, sorted(everyone)))
+
+
+def _student_outputs(out: Path, record: Record, late, course, assignment: str, delivery: list[str],
+                     secret: bytes | str) -> list[str]:
     """One student's pages: ours, results.json and nbgrader's per-notebook feedback (``delivery`` collects
     why nbgrader cannot deliver some)."""
     from .feedback import write_feedback
@@ -74,7 +89,7 @@ def _student_outputs(out: Path, record: Record, late, course, assignment: str, d
               _attempt(f"results.json of {who}", write_results_json, out / "results" / student / "results.json",
                        record, late),
               _attempt(f"nbgrader feedback of {who}", lambda: delivery.extend(
-                  filter(None, [write_notebook_feedback(course, assignment, record, late)])))]
+                  filter(None, [write_notebook_feedback(course, assignment, record, late, secret)])))]
     return [e for e in errors if e]
 
 

@@ -14,10 +14,8 @@ there (a copy by hand, a crashed submit) is taken as it is once nothing in it ch
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import re
 import stat
 from dataclasses import dataclass
 
@@ -25,13 +23,11 @@ from ..assignment import NOTEBOOKS
 from ..inert import shown
 from ..intake.files import kind
 from ..intake.names import notebook_for
+from ..intake.secret import MAX_SECRET_BYTES, SECRET, secret_in  # noqa: F401 - one reader of the secret
 
-SECRET = "submission_secret.txt"
-MAX_SECRET_BYTES = 512
 SETTLE_SECONDS = 10.0
 MAX_NOTEBOOKS = 50                  # notebook files of one submission that get a page
 MAX_LISTING = 10_000                # names looked at in a submission folder
-_HEX = re.compile(rb"[0-9a-f]{16,256}")
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
@@ -92,7 +88,7 @@ def examine(inbound_fd: int, name: str, settled: bool) -> Ready | Waiting | Prob
 
 def _examine_folder(fd: int, name: str, settled: bool) -> Ready | Waiting | Problem:
     st = os.fstat(fd)
-    secret = _secret(fd)
+    secret = secret_in(fd)
     finished = stat.S_IMODE(st.st_mode) & 0o777 == 0o777        # nbgrader's submit is done with it
     if not finished and not settled:
         return Waiting((st.st_mtime_ns, st.st_ctime_ns, stat.S_IMODE(st.st_mode), secret))
@@ -100,28 +96,6 @@ def _examine_folder(fd: int, name: str, settled: bool) -> Ready | Waiting | Prob
         return Problem(f"submission {shown(name)}: {secret}, so its feedback could not be delivered to "
                        "anyone; it was not graded (ask the student to submit again with nbgrader)")
     return Ready(secret.decode("ascii"), hashlib.sha256(secret).hexdigest(), st.st_ctime, _notebooks(fd))
-
-
-def _secret(fd: int) -> bytes | str:
-    """The secret's bytes, or what is wrong with it."""
-    try:
-        sfd = os.open(SECRET, _NOFOLLOW, dir_fd=fd)
-    except FileNotFoundError:
-        return f"it has no {SECRET}"
-    except OSError as exc:
-        return f"its {SECRET} could not be opened ({'it is a link' if exc.errno == errno.ELOOP else exc.strerror})"
-    try:
-        st = os.fstat(sfd)
-        if not stat.S_ISREG(st.st_mode):
-            return f"its {SECRET} is {kind(st.st_mode)}"
-        data = os.read(sfd, MAX_SECRET_BYTES + 1)
-    except OSError as exc:
-        return f"its {SECRET} could not be read ({exc.strerror})"
-    finally:
-        os.close(sfd)
-    if not _HEX.fullmatch(data):
-        return f"its {SECRET} does not hold a secret as nbgrader writes one ({len(data)} bytes, not hex)"
-    return data
 
 
 def _notebooks(fd: int) -> tuple[str, ...]:
