@@ -241,3 +241,19 @@ def test_the_sandbox_gives_the_same_verdict(server, tmp_path, case):
     in_process = autograder.grade_namespace(namespaces(overrides=overrides), "corpus")
     summary = lambda r: [(c.grade_id, c.check, c.passed, c.diagnosis, c.stage) for c in r.checks]  # noqa: E731
     assert summary(hardened) == summary(in_process)
+
+
+@pytest.mark.parametrize("fn, stage, words", [
+    (lambda x: np.exp(x) / np.exp(x).sum(axis=0, keepdims=True), "softmax-axis", "along axis 0 sum to 1"),
+    (lambda x: np.exp(x / 2) / np.exp(x / 2).sum(-1, keepdims=True), "scale", "a softmax of x times 0.5"),
+    (lambda x: x ** 2 / (x ** 2).sum(-1, keepdims=True), "scores", "not exponentials of the input"),
+    (lambda x: np.exp(x) / 3.0, "softmax", "sum to values from"),
+    (lambda x: np.exp(x * 1e4), "softmax", "NaN or inf"),
+])
+def test_an_uncatalogued_softmax_is_localised(fn, stage, words):
+    x = np.random.default_rng(4).normal(size=(3, 5))
+    with np.errstate(all="ignore"):
+        where = localise("softmax", (x,), fn(x))
+    assert where.stage == stage and words in where.sentence
+    right = np.exp(x) / np.exp(x).sum(-1, keepdims=True)
+    assert localise("softmax", (x,), right) is None and localise("softmax", (x, 0), right) is not None

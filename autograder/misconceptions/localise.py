@@ -7,7 +7,8 @@ in one sentence; ``None`` when the outputs show no deviation these tests can nam
 
 Weights that come back transposed, or output and weights swapped, are read the right way round to
 find the stage, but every sentence speaks of what the student returned: its rows and columns, its
-indices. Memory counts are localised by ``counts.py``, the causal mask by ``maskshape.py``.
+indices. Memory counts are localised by ``counts.py``, the causal mask by ``maskshape.py``, the
+softmax by ``softmaxaxis.py``.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ..tolerance import ATOL, RTOL
 from .counts import localise_count
 from .maskshape import localise_mask
 from .probes import COUNTS
+from .softmaxaxis import localise_softmax
 from .stages import STAGES, Localisation  # noqa: F401 - STAGES is part of this module's vocabulary
 
 FUNCTIONS = ("scaled_dot_product_attention", "causal_attention", "cross_attention")
@@ -55,11 +57,14 @@ class View:
 
 
 def localise(function: str, args: tuple, value, probe=None) -> Localisation | None:
-    """The first deviating stage of the student's (output, weights) on inputs (Q, K, V), or of a count."""
+    """The first deviating stage of the student's (output, weights) on inputs (Q, K, V), or of a count, a
+    mask or a softmax."""
     if function in COUNTS:
         return localise_count(function, args, value, probe)
     if function == "causal_mask":
         return localise_mask(probe)
+    if function == "softmax":
+        return localise_softmax(args, value)
     if function not in FUNCTIONS or not isinstance(value, tuple) or len(value) != 2:
         return None
     Q, K, V = args

@@ -1,0 +1,62 @@
+"""Which part of the student's softmax deviates, read from its own output on the check's input.
+
+Used when no catalogue entry for ``softmax`` is proven. In order: NaN or inf (exp() overflowed),
+negative values, the axis whose slices sum to 1 (another than the one asked for), slices that sum to
+something else, and last the values within each slice: a softmax's log differs from its input by one
+constant per slice, so log(output) = c * x + (a constant per slice) with c != 1 is a softmax of x
+scaled by c, and no such c means the exponentials are not of x.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .stages import Localisation
+
+TOLERANCE = 1e-4
+
+
+def localise_softmax(args: tuple, value) -> Localisation | None:
+    x = np.asarray(args[0], dtype=float)
+    axis = args[1] if len(args) > 1 else -1
+    out = np.asarray(value, dtype=float)
+    if out.shape != x.shape or x.ndim == 0:
+        return None                                   # the check's message already names the shapes
+    asked = axis % x.ndim
+    with np.errstate(all="ignore"):
+        if not np.all(np.isfinite(out)):
+            return Localisation("softmax", f"Your softmax returns NaN or inf for inputs up to {np.abs(x).max():.3g}: "
+                                "exp() overflowed; subtract the maximum along the axis before exponentiating.")
+        if np.any(out < 0):
+            return Localisation("softmax", f"Your softmax returns negative values ({out.min():.3g}); exponentials "
+                                "divided by their sum lie between 0 and 1.")
+        summing = [a for a in range(x.ndim) if x.shape[a] > 1 and np.allclose(out.sum(axis=a), 1, rtol=TOLERANCE)]
+        if asked not in summing:
+            return _normalised_elsewhere(out, asked, summing)
+        return _values(x, out, asked)
+
+
+def _normalised_elsewhere(out, asked: int, summing: list[int]) -> Localisation:
+    if summing:
+        return Localisation("softmax-axis", f"The slices of your softmax along axis {summing[0]} sum to 1, not those "
+                            f"along axis {asked}, the axis asked for: normalise along the axis you are given.")
+    sums = out.sum(axis=asked)
+    return Localisation("softmax", f"The slices of your softmax along axis {asked} sum to values from "
+                        f"{sums.min():.3g} to {sums.max():.3g}, not 1: divide the exponentials by their sum "
+                        "along that axis.")
+
+
+def _values(x, out, axis: int) -> Localisation | None:
+    """Fit log(out) = c * x + (a constant per slice) along ``axis``."""
+    logs, xs = np.log(np.moveaxis(out, axis, -1)), np.moveaxis(x, axis, -1)
+    y = (logs - logs.mean(axis=-1, keepdims=True)).ravel()
+    t = (xs - xs.mean(axis=-1, keepdims=True)).ravel()
+    if not np.all(np.isfinite(y)) or t @ t == 0:
+        return None
+    c = float(t @ y / (t @ t))
+    if np.max(np.abs(y - c * t)) > 1e-3 * max(1.0, np.max(np.abs(y))):
+        return Localisation("scores", "Your softmax's slices sum to 1, but they are not exponentials of the input "
+                            "divided by their sum: check what is exponentiated (np.exp(x - max)).")
+    if abs(c - 1) > 1e-3:
+        return Localisation("scale", f"Your softmax is a softmax of x times {c:.4g}, not of x itself: exponentiate "
+                            "x (less its maximum) without scaling it.")
+    return None
