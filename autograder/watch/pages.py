@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+from ..gradebook.timestamps import written_time
 from ..inert import shown
 from ..outputs.feedback import check_rows, plots, review_block, start_here
 from ..outputs.html import escape, message, page, table
@@ -30,8 +31,10 @@ class VisibleResult:
 MARK = b'<p class="presubmit">'         # every page of ours has it; release_feedback's pages do not
 
 
-def when(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+def when(t: float | datetime) -> str:
+    """A time for a page, to the second (``t``: epoch seconds, or a naive UTC datetime), by the one writer."""
+    at = t if isinstance(t, datetime) else datetime.fromtimestamp(t, timezone.utc)
+    return written_time(at.replace(microsecond=0)).replace(".000000", "")
 
 
 def banner(made: float) -> str:

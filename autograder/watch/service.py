@@ -195,7 +195,7 @@ class Service:
         arrived = datetime.fromtimestamp(found.received, timezone.utc).replace(tzinfo=None)
         if due is None or arrived <= due:
             return False
-        made, text = time.time(), f"{due:%Y-%m-%d %H:%M:%S} UTC"
+        made, text = time.time(), when(due)
         pages = {page_file(found.secret, nb): closed_page(parts.student, nb, made, text) for nb in found.notebooks}
         self._publish(name, parts, pages, "closed", f"after the due date {text}: not checked")
         return True
