@@ -84,12 +84,16 @@ class Record:
     output: str = ""
     sandbox: dict = field(default_factory=dict)
     grader_error: str = ""
+    unwritten: tuple[str, ...] = ()     # files the grading process could not write (the instructor's to see)
+    flags: dict = field(default_factory=dict)   # notebook -> why its cells need a person; "" (always there
+                                                # once kept): the whole submission's problems
 
     def __post_init__(self):
         object.__setattr__(self, "checks", tuple(self.checks))
         object.__setattr__(self, "integrity", tuple(self.integrity))
         object.__setattr__(self, "review", tuple(self.review))
         object.__setattr__(self, "notes", tuple(self.notes))
+        object.__setattr__(self, "unwritten", tuple(self.unwritten))
         internal = any(c.internal_error for c in self.checks)
         object.__setattr__(self, "needs_review", bool(self.needs_review or internal))
 
@@ -120,6 +124,17 @@ class Record:
         found = _sum_by(self.checks, lambda c: c.category)
         return {cat: found.get(cat, Score(0, 0)) for cat in (*CATEGORIES, *found)}
 
+    def review_reasons(self, notebook: str) -> list[str]:
+        """Why the grade cells of ``notebook`` need a person; empty when they do not. A problem of the
+        whole submission (its folder, a grader failure) is every notebook's; a check the grader could not
+        run is its notebook's. A record written before flags were kept gives its reasons to every notebook."""
+        if not self.needs_review:
+            return []
+        internal = [INTERNAL] if any(c.internal_error and c.notebook == notebook for c in self.checks) else []
+        if "" not in self.flags:
+            return list(self.integrity) or internal or ["marked for review by the grader"]
+        return [*self.flags.get("", []), *self.flags.get(notebook, []), *internal]
+
     @property
     def diagnoses(self) -> list[str]:
         return sorted({c.diagnosis for c in self.checks if c.diagnosis})
@@ -128,6 +143,7 @@ class Record:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [asdict(c) for c in self.checks]
         data.update(integrity=list(self.integrity), review=list(self.review), notes=list(self.notes),
+                    unwritten=list(self.unwritten),
                     complete=True,
                     total=self.total, max_total=self.max_total,
                     categories={k: asdict(v) for k, v in self.categories.items()},

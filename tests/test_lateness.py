@@ -200,6 +200,6 @@ def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path
     course = _course(tmp_path, "")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 11)) as gb:
         with pytest.raises(SystemExit, match=f"{why}.*generate_assignment hw --force"):
-            write_scores(gb, "hw", [{"student": "ada", "review": False, "earned": earned}], LatePenalties(course))
+            write_scores(gb, "hw", [{"student": "ada", "flags": {}, "earned": earned}], LatePenalties(course))
         gb.db.rollback()
         assert [g.auto_score for nb in gb.find_submission("hw", "ada").notebooks for g in nb.grades] == [3.0, 3.0]

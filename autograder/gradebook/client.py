@@ -5,8 +5,9 @@ as a separate process started when the batch starts: it loads nbgrader and
 records the assignment's structure (notebooks, grade, solution and locked
 cells, as nbgrader's SaveCells does) while the submissions are graded, then
 reads the scores from its stdin. Each graded cell gets the rubric's points as
-its auto score; a submission that needs review is marked for manual grading
-instead of being left at 0.
+its auto score; the grade cells of a notebook that needs a person (its damage,
+or the whole submission's) are marked for manual grading, and the reason is the
+auto comment of that notebook's answer cells, where formgrader shows it.
 
 The writer process itself is ``autograder.gradebook.writer``. It dies
 with the process that started it, holds the run's output-folder lock (when
@@ -23,6 +24,12 @@ from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course
 from ..records import OutputError, Record
 from .runlock import RunLocks
+
+
+def review_flags(record: Record) -> dict[str, list[str]]:
+    """notebook -> why its grade cells need a person, for the notebooks that do."""
+    notebooks = dict.fromkeys(c.notebook for c in record.cells.values())
+    return {nb: reasons for nb in notebooks if (reasons := record.review_reasons(nb))}
 
 
 class GradebookWriter:
@@ -47,9 +54,8 @@ class GradebookWriter:
         """Send the scores (and each submission's time, nbgrader's format); return, per student, how
         late nbgrader's gradebook says the work was and each notebook's late penalty."""
         submitted = submitted or {}
-        scores = [{"student": r.student_id, "review": r.needs_review,
-                   "submitted": submitted.get(r.student_id, ""),
-                   "earned": {g: c.earned for g, c in r.cells.items()}} for r in records]
+        scores = [{"student": r.student_id, "submitted": submitted.get(r.student_id, ""),
+                   "earned": {g: c.earned for g, c in r.cells.items()}, "flags": review_flags(r)} for r in records]
         out, err = self.proc.communicate(json.dumps(scores), timeout=600)
         if self.proc.returncode != 0:
             raise OutputError(f"could not update the gradebook: {err.strip()[-800:]}")

@@ -64,19 +64,38 @@ def write_scores(gb, assignment: str, scores: list[dict], late: LatePenalties) -
     unfit = []
     for s in scores:
         submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
-        cells = {grade.name: grade for notebook in submission.notebooks for grade in notebook.grades}
-        unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in cells]
-        for name, grade in cells.items():
-            grade.auto_score = float(s["earned"].get(name, 0))
-            grade.needs_manual_grade = s["review"] and grade.max_score > 0
-            if grade.auto_score > grade.max_score:
-                unfit.append(f"{s['student']}: {name} scores {grade.auto_score:g} over its maximum {grade.max_score:g}")
+        known = {grade.name for notebook in submission.notebooks for grade in notebook.grades}
+        unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in known]
+        for notebook in submission.notebooks:
+            reasons = (s.get("flags") or {}).get(notebook.name)
+            for grade in notebook.grades:
+                grade.auto_score = float(s["earned"].get(grade.name, 0))
+                grade.needs_manual_grade = bool(reasons) and grade.max_score > 0
+                if grade.auto_score > grade.max_score:
+                    unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
+                                 f"{grade.max_score:g}")
+            review_comment(notebook, reasons)
     if unfit:
         raise SystemExit(_unfit_message(assignment, unfit))   # before any commit: nothing is written
     gb.db.commit()
     lateness = {s["student"]: late.assign(gb, assignment, s["student"]) for s in scores}
     gb.db.commit()
     return lateness
+
+
+MAX_COMMENT = 2000
+
+
+def review_comment(notebook, reasons: list[str] | None) -> None:
+    """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
+    beside the cell; feedback shows it to the student, so only student-safe reasons come here). A grader's
+    own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
+    text = None
+    if reasons:
+        text = "The hardened grader marked this notebook for review: " + " ".join(reasons)
+        text = text if len(text) <= MAX_COMMENT else text[:MAX_COMMENT - 1] + "\u2026"
+    for comment in notebook.comments:
+        comment.auto_comment = text
 
 
 def _unfit_message(assignment: str, unfit: list[str]) -> str:

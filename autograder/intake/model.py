@@ -28,6 +28,15 @@ class Intake:
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
     private: list[str] = field(default_factory=list)      # the instructor's eyes only: which classmates
     needs_review: bool = False
+    owner: dict[int, str] = field(default_factory=dict)   # index in problems -> the notebook it is about
+    layout: dict[str, list] = field(default_factory=dict)  # notebook -> its checked cells (cells.Cell), in order
+
+    def flags(self) -> dict[str, list[str]]:
+        """notebook -> the problems of that notebook; "" -> those of the whole submission (its folder, say)."""
+        out: dict[str, list[str]] = {}
+        for i, message in enumerate(self.problems):
+            out.setdefault(self.owner.get(i, ""), []).append(message)
+        return out
 
     def damage(self, message: str, private: str = "") -> None:
         """``message`` may reach the student's feedback; ``private`` (e.g. a classmate's name) never does."""

@@ -81,13 +81,15 @@ def _wanted(path: Path, single: bool, files: list[str], ctx: Context, intake: In
 
 
 def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
-    """One notebook's intake; any unexpected error damages this notebook only."""
+    """One notebook's intake; any unexpected error damages this notebook only (its problems are its own)."""
+    before = len(intake.problems)
     try:
         _notebook(fd, folder, found, ctx, intake)
     except Exception as exc:  # noqa: BLE001 - a surprise in one notebook must not stop the others
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()[:200]
         intake.damage(f"{found.name}.ipynb could not be read by the grader ({shown(detail, 200)}); it was not "
                       "graded and an instructor must look at it.")
+    intake.owner.update(dict.fromkeys(range(before, len(intake.problems)), found.name))
 
 
 def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
@@ -112,7 +114,9 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
         intake.damage(copied)
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
-    collect_cells(cells_of(nb, name, intake), name, expected, intake, salvaged)
+    cells = cells_of(nb, name, intake)
+    intake.layout[name] = cells
+    collect_cells(cells, name, expected, intake, salvaged)
     if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
         event = twin_event(content, _what(found), ctx)
         if event:

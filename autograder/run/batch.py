@@ -58,8 +58,10 @@ def _forget_server(server) -> None:
         pass
 
 
-def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None) -> Record:
-    """One student's record; never raises (a grader failure becomes a record for review)."""
+def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None,
+              autograded: bool = False) -> Record:
+    """One student's record; never raises (a grader failure becomes a record for review). With
+    ``autograded``, nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them."""
     from .hardened import grade_submission
     from ..sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
@@ -70,7 +72,9 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
                              assignment=assignment)
     try:
         return grade_submission(folder, course=course, student_id=student_id, server=_server(),
-                                limits=Limits(**limits) if limits else None, assignment=assignment)
+                                limits=Limits(**limits) if limits else None, assignment=assignment,
+                                autograded=Path(course) / "autograded" / student_id / assignment if autograded
+                                else None)
     except Exception as exc:  # noqa: BLE001 - one submission must not stop the batch
         return failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
                              f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4),
@@ -83,7 +87,7 @@ def failed_record(student_id: str, message: str, detail: str = "", *, course=Non
     from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
-                  grader_error=detail, fingerprint=fingerprint(course, assignment) if course else "")
+                  grader_error=detail, flags={"": [message]}, fingerprint=fingerprint(course, assignment) if course else "")
 
 
 @dataclass
@@ -186,6 +190,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
         try:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
                 limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
             if outputs:
@@ -233,16 +238,17 @@ def _finish(out: Path, record: Record, bar: Progress, errors: list[str]) -> None
             write_record(out, record)
     except OutputError as exc:
         errors.append(f"record of {shown(record.student_id)}: {exc}")
+    errors += record.unwritten
     bar.advance(failed=record.needs_review)
 
 
-def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=()):
+def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(), autograded=False):
     if workers <= 1 or len(todo) <= 1:
         for student in todo:
-            finish(grade_one(str(course), assignment, student, limits))
+            finish(grade_one(str(course), assignment, student, limits, autograded))
         return
     from .local_pool import run_pool
-    run_pool(functools.partial(grade_one, str(course), assignment, limits=limits), todo, finish,
+    run_pool(functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded), todo, finish,
              functools.partial(_gave_up, str(course), assignment), workers=workers, inherited=inherited)
 
 
@@ -251,13 +257,14 @@ def _gave_up(course: str, assignment: str, student: str) -> Record:
                          assignment=assignment)
 
 
-def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=()):
+def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=(), autograded=False):
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:
         raise RuntimeError("--scheduler needs Dask distributed: pip install 'attention-course[dask]'") from None
     with Client(scheduler) as client:
-        futures = [client.submit(grade_one, str(course), assignment, s, limits, pure=False, key=f"grade-{s}")
+        futures = [client.submit(grade_one, str(course), assignment, s, limits, autograded, pure=False,
+                                 key=f"grade-{s}")
                    for s in todo]
         for fut in dask_completed(futures):
             finish(fut.result())

@@ -5,17 +5,18 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..assignment import FUNCTIONS, NOTEBOOKS
 from ..course.fingerprint import fingerprint
 from ..course.settings import find_course, infer_assignment, infer_student, load_course
 from ..grading import run_cell
+from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
 from ..intake.names import notebook_for
-from ..records import Record
-from ..assignment import FUNCTIONS, NOTEBOOKS
+from ..records import OutputError, Record
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.limits import Limits
 from ..seeds import student_seed
@@ -23,11 +24,13 @@ from .sandboxed_student import SandboxedStudent
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
-                     server: ForkServer | None = None, assignment: str | None = None) -> Record:
+                     server: ForkServer | None = None, assignment: str | None = None,
+                     autograded: Path | None = None) -> Record:
     """The result record for one submission (a folder of notebooks or one notebook).
 
     The course defaults to the one found above ``path``, the assignment and the student to what
-    nbgrader's layout (``submitted/<student>/<assignment>``) says."""
+    nbgrader's layout (``submitted/<student>/<assignment>``) says. With ``autograded`` (a folder), the
+    notebooks nbgrader's tools read after ``nbgrader autograde`` are written there too."""
     path = Path(os.path.abspath(path))                       # not resolved: links in a submission are not followed
     if not os.path.lexists(path):
         raise ValueError(f"{path} does not exist: give a submission folder "
@@ -51,12 +54,42 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
         if own_server:
             server.close()
     events = [e for g in graded for e in g.events]
-    return Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
+    record = Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
                   fingerprint=fingerprint(course, assignment), needs_review=intake.needs_review or bool(events),
                   integrity=intake.problems + events, review=intake.private,
+                  flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],
                   output="\n".join(g.output for g in graded if g.output),
                   sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
+    if autograded is None:
+        return record
+    return replace(record, unwritten=_write_autograded(Path(autograded), intake, record, course, assignment,
+                                                       path.parent if single else path))
+
+
+def _write_autograded(folder: Path, intake: Intake, record: Record, course: Path, assignment: str,
+                      submission: Path) -> tuple[str, ...]:
+    """nbgrader's autograded notebooks of this submission (see ``outputs.autograded``); what could not be
+    written, one line each."""
+    from ..gradebook.timestamps import read_timestamp
+    from ..outputs.autograded import autograded_notebook, handout, write_autograded
+    try:
+        notebooks = {nb: autograded_notebook(handout(course, assignment, nb), intake.layout.get(nb), record, nb)
+                     for nb in NOTEBOOKS}
+        write_autograded(folder, notebooks, read_timestamp(submission).text())
+    except (OutputError, OSError, ValueError, KeyError, TypeError) as exc:
+        return (f"autograded notebooks of {shown(record.student_id)}: {exc}",)
+    return ()
+
+
+def _flags(intake: Intake, graded: dict) -> dict[str, list[str]]:
+    """notebook -> what needs a person in it (intake's damage of that notebook, its worker's events);
+    "" -> what concerns the whole submission."""
+    flags = {"": [], **intake.flags()}
+    for notebook, done in graded.items():
+        if done.events:
+            flags.setdefault(notebook, []).extend(done.events)
+    return flags
 
 
 def grading_server() -> ForkServer:

@@ -1,0 +1,137 @@
+"""nbgrader's autograded notebooks, written by the hardened grader: what formgrader and generate_feedback read.
+
+``nbgrader autograde`` leaves ``autograded/<student>/<assignment>/<notebook>.ipynb`` (the submission
+with its test and read-only cells put back from the course, the grade cells' outputs holding the
+points) and ``timestamp.txt``. Formgrader lists a submission as graded only when that folder exists,
+and opens a notebook for manual grading only when its file does; generate_feedback renders these files.
+
+Here they are built from what intake checked, never from the raw files: every cell the student
+handed in, in order, as plain text (nothing of it is run outside the sandbox); each test or read-only
+cell as the release shows it (hidden tests and reference code never appear); each grade cell's
+output the points its checks earned (``execute_result``, which nbgrader reads as partial credit) and
+one line per check. A notebook that could not be read is the release notebook with a note saying
+why, so a person can still open and grade it.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from ..intake.expected import strip_hidden_tests
+from ..records import Record, atomic_write
+
+NOTE_ID = "autograder-review-note"
+
+
+def handout(course: Path, assignment: str, notebook: str) -> dict:
+    """The notebook as handed to students: the release's, else the source's with hidden tests and solutions
+    taken out (so reference code never reaches an autograded notebook)."""
+    release = Path(course) / "release" / assignment / f"{notebook}.ipynb"
+    if release.exists():
+        return json.loads(release.read_text(encoding="utf-8-sig"))
+    nb = json.loads((Path(course) / "source" / assignment / f"{notebook}.ipynb").read_text(encoding="utf-8-sig"))
+    for cell in nb["cells"]:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            cell["source"] = "# YOUR CODE HERE\nraise NotImplementedError()" if cell["cell_type"] == "code" else ""
+        cell["source"] = strip_hidden_tests("".join(cell["source"]))
+    return nb
+
+
+def autograded_notebook(given: dict, cells: list | None, record: Record, notebook: str) -> dict:
+    """One autograded notebook: the student's checked ``cells`` (None: the notebook could not be read)
+    laid into the handout ``given``, with the record's scores as the grade cells' outputs."""
+    course_cells = {_grade_id(c): c for c in given["cells"] if _grade_id(c)}
+    if cells is None:
+        laid = [_course_cell(c, record) for c in given["cells"]]
+    else:
+        laid, seen = [], set()
+        for cell in cells:
+            gid = cell.nbgrader.grade_id if cell.nbgrader else None
+            if gid in course_cells and gid not in seen:
+                seen.add(gid)
+                laid.append(_course_cell(course_cells[gid], record, student_source=cell.source))
+            else:
+                laid.append(_student_cell(cell))
+        # a test cell the student deleted is graded after the last cell: it stands there here too
+        laid += [_course_cell(c, record) for gid, c in course_cells.items()
+                 if gid not in seen and c["metadata"]["nbgrader"].get("grade")]   # every id'd cell has metadata
+    reasons = record.review_reasons(notebook)
+    if reasons:
+        laid.insert(0, review_note(reasons))
+    return {"cells": _unique_ids(laid), "metadata": given.get("metadata", {}), "nbformat": 4,
+            "nbformat_minor": max(int(given.get("nbformat_minor", 5)), 5)}
+
+
+def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = "") -> None:
+    """Each notebook and ``timestamp.txt`` (as nbgrader writes it) into ``folder``, each file atomically;
+    OutputError if one cannot be written."""
+    for name, nb in notebooks.items():
+        atomic_write(Path(folder) / f"{name}.ipynb", json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    if timestamp:
+        atomic_write(Path(folder) / "timestamp.txt", timestamp)
+
+
+def _grade_id(cell: dict) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _course_cell(cell: dict, record: Record, student_source: str | None = None) -> dict:
+    """A cell of the handout: the student's answer in a solution cell, the course's text elsewhere (as
+    nbgrader's OverwriteCells puts it back), and a grade cell's points as its output."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    source = student_source if meta.get("solution") and student_source is not None else "".join(cell["source"])
+    out = {"cell_type": cell["cell_type"], "id": cell.get("id"), "metadata": json.loads(json.dumps(cell.get("metadata", {}))),
+           "source": source}
+    if cell["cell_type"] == "code":
+        out.update(execution_count=None, outputs=grade_outputs(record, meta["grade_id"]) if meta.get("grade") else [])
+    elif "attachments" in cell:
+        out["attachments"] = cell["attachments"]
+    return out
+
+
+def grade_outputs(record: Record, grade_id: str) -> list[dict]:
+    """What the hidden-test cell prints and returns when nbgrader runs it: a line per check, then the points."""
+    checks = [c for c in record.checks if c.grade_id == grade_id]
+    if not checks:
+        return []                                    # a visible-test cell (0 points): nothing to show
+    lines = "".join(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points}/{c.max_points}): {c.message}\n"
+                    for c in checks)
+    earned = float(sum(c.points for c in checks))
+    return [{"name": "stdout", "output_type": "stream", "text": lines},
+            {"data": {"text/plain": repr(earned)}, "execution_count": None, "metadata": {},
+             "output_type": "execute_result"}]
+
+
+def _student_cell(cell) -> dict:
+    """A cell of the student's own, as text: no nbgrader settings of the student's are kept."""
+    kind = cell.cell_type if cell.cell_type in ("code", "markdown", "raw") else "raw"
+    out = {"cell_type": kind, "id": None, "metadata": {}, "source": cell.source}
+    if kind == "code":
+        out.update(execution_count=None, outputs=[])
+    return out
+
+
+def review_note(reasons: list[str], taken: list | None = None) -> dict:
+    """A markdown cell put first in a notebook that needs a person: why (student-safe reasons only)."""
+    text = "\n".join(f"- {html.escape(r)}" for r in reasons)          # a file name is shown, never markup
+    cid = NOTE_ID
+    while taken and cid in taken:
+        cid += "-1"
+    return {"cell_type": "markdown", "id": cid, "metadata": {},
+            "source": f"**The hardened grader marked this notebook for review:**\n\n{text}"}
+
+
+def _unique_ids(cells: list[dict]) -> list[dict]:
+    """nbformat 4.5 cell ids, unique in the notebook (the course's where it gave one)."""
+    seen = set()
+    for i, cell in enumerate(cells):
+        cid = cell.get("id")
+        if not isinstance(cid, str) or not cid or cid in seen:
+            cid = f"cell-{i}"
+            while cid in seen:
+                cid += "x"
+        cell["id"] = cid
+        seen.add(cid)
+    return cells
