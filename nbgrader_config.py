@@ -14,6 +14,32 @@ c.CourseDirectory.autograded_directory = "autograded"
 c.CourseDirectory.feedback_directory = "feedback"
 c.ExecutePreprocessor.timeout = 120
 
+# --- the hardened grader's doors (`python -m autograder init --merge` adds this block to a course) ---
+# nbgrader's own doors (`nbgrader autograde ch04_attention`, formgrader's Autograde button) grade this
+# chapter through the hardened grader: its sandboxed step stands where nbgrader's Execute stands, and
+# nbgrader's SaveAutoGrades, late penalties and export do the rest with its scores. Any other assignment
+# of the course is still executed by nbgrader's Execute. FlagForReview marks the cells of a notebook that
+# needs a person, with the reason as the comment formgrader shows.
+c.Autograde.autograde_preprocessors = [
+    "autograder.run.autograde.SandboxedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "autograder.run.autograde.FlagForReview",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Feedback pages never show a hidden test, and student markdown is rendered sanitised (no scripts), in
+# generate_feedback and in formgrader alike.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "autograder.run.autograde.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+c.HTMLExporter.sanitize_html = True
+# --- end of the hardened grader's doors ---
+
 # `nbgrader validate` cuts each line of a failure at this width (default 90); the visible tests'
 # messages put the advice first, and the wider lines show the evidence that follows it too.
 c.Validator.width = 200

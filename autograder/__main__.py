@@ -129,6 +129,8 @@ def _init(args) -> int:
         return 1
     print(f"course in {result.course}: wrote {', '.join(result.written)}" +
           (f"; kept {', '.join(result.kept)}" if result.kept else ""))
+    for note in result.notes:
+        print(note)
     print(next_steps(result.course))
     return 0
 

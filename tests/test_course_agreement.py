@@ -9,7 +9,7 @@ from autograder.course.nbgrader_cli import run_nbgrader
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
 from conftest import NOTEBOOKS
-from nbgrader_helpers import autograde_and_export
+from nbgrader_helpers import autograde_and_export, plain_nbgrader
 
 pytestmark = pytest.mark.slow
 A = "ch04_attention"
@@ -64,6 +64,7 @@ def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     course = make_class(tmp_path_factory.mktemp("agreement"), SAMPLE)
+    plain_nbgrader(course)              # nbgrader's own Execute: the hidden tests run in the student's kernel
     (course / "late.py").write_text(LATE_PLUGIN)
     with open(course / "nbgrader_config.py", "a") as f:
         f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
@@ -72,6 +73,8 @@ def both(tmp_path_factory):
     run_nbgrader(["db", "assignment", "add", A, f"--duedate={DUE}", "--log-level=WARN"], course, "db assignment add")
     run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
     nbgrader_scores = autograde_and_export(course)
+    kernel = (course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb").read_text()
+    assert "grade_cell(" in kernel, "nbgrader must run the hidden tests here, not the hardened grader"
     result = grade_batch(course=course, workers=2, progress=False)
     return course, nbgrader_scores, result
 

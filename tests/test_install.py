@@ -7,6 +7,7 @@ import pytest
 
 from autograder.course import resources
 from autograder.course.create import CourseExists, init_course, next_steps
+from autograder.course.settings import load_course
 from conftest import RELEASE, ROOT, SOURCE
 
 
@@ -83,9 +84,27 @@ def test_merge_adds_the_chapter_beside_other_assignments(tmp_path):
     config = "c = get_config()\nc.CourseDirectory.course_id = 'ml101'\n"
     (tmp_path / "nbgrader_config.py").write_text(config)
     result = init_course(tmp_path, merge=True)
-    assert result.kept == ["nbgrader_config.py"] and (tmp_path / "nbgrader_config.py").read_text() == config
+    merged = (tmp_path / "nbgrader_config.py").read_text()
+    assert result.kept == ["nbgrader_config.py"] and merged.startswith(config)       # the course's own lines kept
+    settings = load_course(tmp_path).settings           # nbgrader autograde of this chapter: the hardened grader
+    assert settings["CourseDirectory"]["course_id"] == "ml101"
+    assert "autograder.run.autograde.SandboxedExecute" in settings["Autograde"]["autograde_preprocessors"]
+    assert "autograder.run.autograde.HideHiddenTests" in settings["GenerateFeedback"]["preprocessors"]
+    assert any("other assignments keep nbgrader's own execution" in n for n in result.notes)
     assert (tmp_path / "source/week1/intro.ipynb").read_text() == "{}"
     assert _files(tmp_path / "source/ch04_attention", "*.ipynb") == _files(SOURCE, "*.ipynb")
+
+
+def test_merge_leaves_a_course_that_sets_its_own_autograde_steps_as_it_is(tmp_path):
+    config = "c = get_config()\nc.Autograde.autograde_preprocessors = ['nbgrader.preprocessors.Execute']\n"
+    (tmp_path / "nbgrader_config.py").write_text(config)
+    result = init_course(tmp_path, merge=True)
+    assert (tmp_path / "nbgrader_config.py").read_text() == config
+    assert len(result.notes) == 1 and "SandboxedExecute in place of Execute" in result.notes[0]
+    init_course(tmp_path / "again", merge=False)
+    again = tmp_path / "again" / "nbgrader_config.py"
+    before = again.read_text()
+    assert init_course(tmp_path / "again", merge=True, force=True).notes == [] and again.read_text() == before
 
 
 def test_init_command_prints_the_next_steps(tmp_path):

@@ -108,7 +108,7 @@ def test_check_and_release_work_from_any_folder(installed, work):
 
 
 def test_nbgrader_autograde_uses_the_installed_package(installed, work):
-    """nbgrader's own autograde: the hidden tests import `autograder` from the grading kernel."""
+    """nbgrader's own autograde grades through the installed package's sandboxed step (the course config)."""
     folder, _, _ = work
     course = folder / "nbgrader-course"
     shutil.copytree(folder / "course", course, ignore=shutil.ignore_patterns("grading", "submitted"))
@@ -119,6 +119,8 @@ def test_nbgrader_autograde_uses_the_installed_package(installed, work):
         assert proc.returncode == 0, f"nbgrader {args[0]}: {proc.stdout}{proc.stderr}"
     score = float(_grades(course / "grades.csv")["no-scaling"]["score"])
     assert score == float(_grades(folder / "demo" / "grading" / "grades.csv")["no-scaling"]["total"]) < 28
+    graded = (course / "autograded/no-scaling/ch04_attention/ex1_attention.ipynb").read_text()
+    assert "[PASS]" in graded and "grade_cell(" not in graded      # the sandboxed step, not the kernel
 
 
 LEAKY_SOFTMAX = """

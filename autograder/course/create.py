@@ -22,6 +22,7 @@ class InitResult:
     course: Path
     written: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def init_course(dest, *, force: bool = False, merge: bool = False, assignment: str = CHAPTER) -> InitResult:
@@ -37,6 +38,7 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     config = dest / CONFIG
     if merge and config.exists():
         result.kept.append(CONFIG)
+        result.notes += add_doors(config)
     else:
         config.write_text(resources.config_template(), encoding="utf-8")
         result.written.append(CONFIG)
@@ -45,6 +47,38 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     (dest / "submitted").mkdir(exist_ok=True)
     result.written.append("submitted/")
     return result
+
+
+DOORS_BEGIN = "# --- the hardened grader's doors"
+DOORS_END = "# --- end of the hardened grader's doors ---"
+DOOR_SETTINGS = ("Autograde.autograde_preprocessors", "GenerateFeedback.preprocessors")
+
+
+def doors_block() -> str:
+    """The template's settings that send nbgrader's own autograde (and feedback) through the hardened grader."""
+    text = resources.config_template()
+    start, end = text.index(DOORS_BEGIN), text.index(DOORS_END) + len(DOORS_END)
+    return text[start:end] + "\n"
+
+
+def add_doors(config: Path) -> list[str]:
+    """Append the doors block to an existing course's config, unless the course already sets those steps
+    itself (then they are the instructor's: a note says what to add). Other assignments keep nbgrader's
+    own execution either way."""
+    from .settings import read_settings
+    text = config.read_text(encoding="utf-8-sig")
+    if DOORS_BEGIN in text:
+        return []
+    settings, _, unreadable = read_settings(config)
+    own = [n for n in DOOR_SETTINGS if n.split(".")[1] in settings.get(n.split(".")[0], {}) or n in unreadable]
+    if own:
+        return [f"{config} sets {', '.join('c.' + n for n in own)} itself, so `nbgrader autograde` of this chapter "
+                f"does not use the hardened grader yet: add autograder.run.autograde.SandboxedExecute in place of "
+                "Execute (see the block in this package's nbgrader_config.py)"]
+    with open(config, "a", encoding="utf-8") as f:
+        f.write(("" if text.endswith("\n") else "\n") + "\n" + doors_block())
+    return [f"added to {CONFIG}: `nbgrader autograde {CHAPTER}` and formgrader's Autograde button grade this "
+            "chapter through the hardened grader; other assignments keep nbgrader's own execution"]
 
 
 def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str) -> None:

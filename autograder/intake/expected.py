@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..assignment import NOTEBOOKS
 from ..course.notebooks import CourseError, read_notebook
 from ..course.settings import init_command
 from .cells import cells_of, normalise
@@ -63,6 +64,19 @@ def _load(src: Path, rel: Path, key: tuple) -> CourseNotebooks:
              for n in names}
     inodes = frozenset((st.st_dev, st.st_ino) for st in (os.stat(p) for p, *_ in key))
     return CourseNotebooks(names, expected, digests, released, given, inodes, release_missing)
+
+
+def is_this_chapter(course: Path, assignment: str) -> bool:
+    """Whether the assignment is the chapter the rubric grades: its source notebooks are the rubric's and
+    their grade cells worth points are the rubric's grade cells (another assignment of the course is not)."""
+    try:
+        found = course_notebooks(Path(course), assignment)
+    except (CourseError, OSError):
+        return False
+    if set(found.names) != set(NOTEBOOKS):
+        return False
+    return all({g for g, t in found.expected[nb].items() if t.meta[0] and (t.meta[3] or 0) > 0} == set(NOTEBOOKS[nb])
+               for nb in found.names)
 
 
 def _given(source_nb: Path, release_nb: Path | None, expected: dict[str, TestCell]) -> frozenset:

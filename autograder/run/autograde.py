@@ -1,0 +1,140 @@
+"""nbgrader's own doors through the hardened grader: ``nbgrader autograde`` and formgrader's Autograde button.
+
+The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde_preprocessors``:
+
+- ``SandboxedExecute`` stands where nbgrader's ``Execute`` stands. For this chapter it runs nothing
+  in a kernel: it grades the student's submission as ``grade`` does (intake, one sandboxed worker per
+  notebook, the rubric in the grader) and writes each grade cell's output as the hidden-test cell
+  would print it, the points last as the cell's value, so nbgrader's own ``SaveAutoGrades`` (partial
+  credit), ``AssignLatePenalties`` and export give our scores. The grade cells' hidden tests are taken
+  out of the autograded notebook (the grader never runs them). Any other assignment of the course is
+  executed by nbgrader's ``Execute``, exactly as without this setting.
+- ``FlagForReview`` follows ``SaveAutoGrades``: a notebook that needs a person (its damage, or the whole
+  submission's) gets ``needs_manual_grade`` on its grade cells and the reason as its answer cells'
+  auto comment, as ``grade`` writes them.
+
+``HideHiddenTests`` is for ``c.GenerateFeedback.preprocessors``: it removes hidden-test regions from
+grade cells only, so no feedback page shows one, and a student's own text never stops a page.
+nbgrader selects a student's notebooks by name before any of this runs: a renamed notebook is graded
+by ``grade`` only (nbgrader scores the missing name 0).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from nbformat import from_dict
+from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
+from nbgrader.utils import is_grade
+
+from ..intake.expected import is_this_chapter, strip_hidden_tests
+from ..outputs.autograded import grade_outputs, review_note
+from .batch import grade_one
+
+_GRADED: dict = {}        # the last submission graded in this process: its key and record
+
+
+class SandboxedExecute(NbGraderPreprocessor):
+    """nbgrader's execute step, done by the hardened grader for this chapter (nbgrader's Execute otherwise)."""
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        course = course_root(self)
+        if not is_this_chapter(course, info["assignment"]):
+            return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
+        record = graded_submission(course, info["assignment"], info["student"])
+        fill_grade_cells(nb, record, info["notebook"])
+        resources["autograder_review"] = record.review_reasons(info["notebook"])
+        return nb, resources
+
+
+class FlagForReview(NbGraderPreprocessor):
+    """After SaveAutoGrades: the cells of a notebook that needs a person are marked so, with the reason."""
+
+    def preprocess(self, nb, resources):
+        reasons = resources.get("autograder_review")
+        if not reasons:
+            return nb, resources                  # another assignment, or nothing that needs a person
+        from nbgrader.api import Gradebook
+
+        from ..gradebook.writer import review_comment
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            for grade in notebook.grades:
+                grade.needs_manual_grade = grade.needs_manual_grade or grade.max_score > 0
+            review_comment(notebook, reasons)
+            gb.db.commit()
+        return nb, resources
+
+
+class HideHiddenTests(ClearHiddenTests):
+    """generate_feedback's step: the hidden-test regions of grade cells are removed; other cells are left
+    as they are (nbgrader's ClearHiddenTests stops the page when a student's text holds a delimiter)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if is_grade(cell):
+            cell.source = strip_hidden_tests(cell.source)
+        return cell, resources
+
+
+def course_root(step) -> Path:
+    """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+    parent = step
+    while parent is not None:
+        coursedir = getattr(parent, "coursedir", None)
+        if coursedir is not None:
+            return Path(coursedir.root).resolve()
+        parent = getattr(parent, "parent", None)
+    return Path.cwd().resolve()
+
+
+def graded_submission(course: Path, assignment: str, student: str):
+    """The student's record, graded once for all the notebooks nbgrader autogrades one after another
+    (again when the submission's files change)."""
+    key = (str(course), assignment, student, _listing(course / "submitted" / student / assignment))
+    if _GRADED.get("key") != key:
+        _GRADED.clear()
+        _GRADED.update(key=key, record=grade_one(str(course), assignment, student))
+    return _GRADED["record"]
+
+
+def _listing(folder: Path) -> tuple:
+    """Name, size and modification time of each entry of the submission folder (links not followed)."""
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        return tuple((e.name, *_stat(e)) for e in entries)
+    except OSError:
+        return ()
+
+
+def _stat(entry) -> tuple:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return (None, None)
+    return (st.st_size, st.st_mtime_ns)
+
+
+def fill_grade_cells(nb, record, notebook: str) -> None:
+    """Each grade cell's output from the record (its checks' lines, its points as the value); hidden tests
+    out of the grade cells; a note first when the notebook needs a person. No cell is run here."""
+    for cell in nb.cells:
+        if is_grade(cell):
+            cell.source = strip_hidden_tests(cell.source)
+            if cell.cell_type == "code":
+                cell.outputs = [from_dict(o) for o in _outputs(record, cell)]
+                cell.execution_count = None
+    reasons = record.review_reasons(notebook)
+    if reasons:
+        nb.cells.insert(0, from_dict(review_note(reasons, [c.get("id") for c in nb.cells])))
+
+
+def _outputs(record, cell) -> list[dict]:
+    """The cell's outputs; a cell worth points that the record does not grade scores 0, never full marks
+    (nbgrader gives full marks to a grade cell without outputs)."""
+    outputs = grade_outputs(record, cell.metadata.nbgrader.grade_id)
+    if outputs or not float(cell.metadata.nbgrader.get("points", 0) or 0):
+        return outputs
+    return [{"output_type": "error", "ename": "NotGraded", "evalue": "the hardened grader has no checks for "
+             "this cell", "traceback": []}]

@@ -1,0 +1,82 @@
+"""A real `jupyter server` with nbgrader's formgrader on 127.0.0.1, for tests that read what formgrader shows."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+TOKEN = "formgrader-test"
+ONLY_FORMGRADER = ("{'nbgrader.server_extensions.formgrader': True, 'jupyterlab': False, 'notebook': False, "
+                   "'jupyter_lsp': False, 'jupyter_server_terminals': False, 'notebook_shim': False, "
+                   "'nbgrader.server_extensions.assignment_list': False, "
+                   "'nbgrader.server_extensions.course_list': False, "
+                   "'nbgrader.server_extensions.validate_assignment': False}")
+
+
+class Formgrader:
+    def __init__(self, port: int):
+        self.base = f"http://127.0.0.1:{port}"
+
+    def get(self, path: str, method: str = "GET") -> tuple[int, str]:
+        request = urllib.request.Request(self.base + path, headers={"Authorization": f"token {TOKEN}"},
+                                         method=method, data=b"" if method == "POST" else None)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(errors="replace")
+
+    def api(self, path: str, method: str = "GET"):
+        status, body = self.get("/formgrader/api/" + path, method)
+        assert status == 200, (path, status, body[:500])
+        return json.loads(body)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def formgrader(course: Path, tmp: Path, wait: float = 90.0):
+    """Formgrader serving ``course`` on an ephemeral port of 127.0.0.1 (token auth); always torn down."""
+    port = _free_port()
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+               JUPYTER_DATA_DIR=str(tmp / "data"),
+               PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}")
+    cmd = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}",
+           f"--ServerApp.jpserver_extensions={ONLY_FORMGRADER}", f"--ServerApp.root_dir={course}",
+           f"--Exchange.root={tmp / 'exchange'}", *(["--allow-root"] if os.geteuid() == 0 else [])]
+    (tmp / "exchange").mkdir(parents=True, exist_ok=True)
+    log = open(tmp / "formgrader.log", "w")
+    proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        server = Formgrader(port)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                if server.get("/api/status")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"formgrader did not start: {(tmp / 'formgrader.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield server
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
