@@ -72,9 +72,10 @@ def add_doors(config: Path) -> list[str]:
     settings, _, unreadable = read_settings(config)
     own = [n for n in DOOR_SETTINGS if n.split(".")[1] in settings.get(n.split(".")[0], {}) or n in unreadable]
     if own:
-        return [f"{config} sets {', '.join('c.' + n for n in own)} itself, so `nbgrader autograde` of this chapter "
-                f"does not use the hardened grader yet: add autograder.run.autograde.SandboxedExecute in place of "
-                "Execute (see the block in this package's nbgrader_config.py)"]
+        named = ", ".join("c." + n for n in own)
+        return [f"{config} sets {named} itself, so `nbgrader autograde` of this chapter does not use the hardened "
+                "grader yet: add autograder.run.autograde.SandboxedExecute in place of Execute (see the block in "
+                "this package's nbgrader_config.py)"]
     with open(config, "a", encoding="utf-8") as f:
         f.write(("" if text.endswith("\n") else "\n") + "\n" + doors_block())
     return [f"added to {CONFIG}: `nbgrader autograde {CHAPTER}` and formgrader's Autograde button grade this "

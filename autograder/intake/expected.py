@@ -75,8 +75,9 @@ def is_this_chapter(course: Path, assignment: str) -> bool:
         return False
     if set(found.names) != set(NOTEBOOKS):
         return False
-    return all({g for g, t in found.expected[nb].items() if t.meta[0] and (t.meta[3] or 0) > 0} == set(NOTEBOOKS[nb])
-               for nb in found.names)
+    worth = {nb: {g for g, t in found.expected[nb].items() if t.meta[0] and (t.meta[3] or 0) > 0}
+             for nb in found.names}
+    return all(worth[nb] == set(NOTEBOOKS[nb]) for nb in found.names)
 
 
 def _given(source_nb: Path, release_nb: Path | None, expected: dict[str, TestCell]) -> frozenset:

@@ -82,10 +82,11 @@ def _course_cell(cell: dict, record: Record, student_source: str | None = None) 
     nbgrader's OverwriteCells puts it back), and a grade cell's points as its output."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     source = student_source if meta.get("solution") and student_source is not None else "".join(cell["source"])
-    out = {"cell_type": cell["cell_type"], "id": cell.get("id"), "metadata": json.loads(json.dumps(cell.get("metadata", {}))),
-           "source": source}
+    out = {"cell_type": cell["cell_type"], "id": cell.get("id"), "source": source,
+           "metadata": json.loads(json.dumps(cell.get("metadata", {})))}          # a copy: the handout stays as read
     if cell["cell_type"] == "code":
-        out.update(execution_count=None, outputs=grade_outputs(record, meta["grade_id"]) if meta.get("grade") else [])
+        graded = grade_outputs(record, meta["grade_id"]) if meta.get("grade") else []
+        out.update(execution_count=None, outputs=graded)
     elif "attachments" in cell:
         out["attachments"] = cell["attachments"]
     return out

@@ -87,7 +87,8 @@ def failed_record(student_id: str, message: str, detail: str = "", *, course=Non
     from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
-                  grader_error=detail, flags={"": [message]}, fingerprint=fingerprint(course, assignment) if course else "")
+                  grader_error=detail, flags={"": [message]},
+                  fingerprint=fingerprint(course, assignment) if course else "")
 
 
 @dataclass
@@ -242,14 +243,16 @@ def _finish(out: Path, record: Record, bar: Progress, errors: list[str]) -> None
     bar.advance(failed=record.needs_review)
 
 
-def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(), autograded=False):
+def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(),
+               autograded=False):
     if workers <= 1 or len(todo) <= 1:
         for student in todo:
             finish(grade_one(str(course), assignment, student, limits, autograded))
         return
     from .local_pool import run_pool
-    run_pool(functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded), todo, finish,
-             functools.partial(_gave_up, str(course), assignment), workers=workers, inherited=inherited)
+    task = functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded)
+    run_pool(task, todo, finish, functools.partial(_gave_up, str(course), assignment), workers=workers,
+             inherited=inherited)
 
 
 def _gave_up(course: str, assignment: str, student: str) -> Record:
