@@ -6,6 +6,7 @@ flagged; `nbgrader generate_feedback` works and shows no hidden test or referenc
 they are) while another assignment of the same course keeps nbgrader's own execution.
 One class, graded once by each door: nbgrader is slow."""
 import importlib
+import json
 import os
 import re
 import subprocess
@@ -31,6 +32,8 @@ CLASS = [*STUDENTS, "honest-wrong", *CHEATS]
 BUTTON = "cheat_ipython_input_transformer"  # autograded again by formgrader's Autograde button
 UNREADABLE = "damaged-invalid-json"         # nbgrader cannot parse its ex4 notebook: `grade` alone grades it
 STAMP = "2026-11-01 09:00:00.000000 UTC"
+MARKUP = "my notes <script>alert(1)</script> <img src=x onerror=alert(2)> [see](javascript:alert(3))"
+LIVE = ("<script>alert", "<img src=x", 'href="javascript:')      # what would run in a grader's browser
 ANSWER = "def answer():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION\n"
 TEST = "assert answer() == 42, 'answer() should be 42'\n### BEGIN HIDDEN TESTS\nassert answer() + 1 == 43\n### END HIDDEN TESTS\n"
 
@@ -79,6 +82,10 @@ def course(tmp_path_factory):
         code = importlib.import_module(f"adversarial.{name}").CODE
         write_submission(release, source, course / "submitted" / name / A, {"causal_mask": WRONG_MASK + "\n" + code})
     (course / "submitted/correct-1" / A / "timestamp.txt").write_text(STAMP)
+    notes = course / "submitted/no-scaling" / A / "ex1_attention.ipynb"
+    nb = json.loads(notes.read_text())
+    nb["cells"].insert(1, {"cell_type": "markdown", "id": "notes", "metadata": {}, "source": MARKUP})
+    notes.write_text(json.dumps(nb))
     run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
     _other_assignment(course)
     return course
@@ -96,6 +103,8 @@ def graded(course, tmp_path_factory):
         flagged = next(s["id"] for s in seen["notebooks"]["ex3_memory"] if s["student"] == "damaged-missing-notebook")
         seen["page"] = server.get(f"/formgrader/submissions/{flagged}/")
         seen["comments"] = server.api(f"comments?submission_id={flagged}")
+        notes = next(s["id"] for s in seen["notebooks"]["ex1_attention"] if s["student"] == "no-scaling")
+        seen["notes_page"] = server.get(f"/formgrader/submissions/{notes}/")
         seen["button"] = server.api(f"submission/{A}/{BUTTON}/autograde", "POST")   # the Autograde button
         seen["after_button"] = server.api(f"submission/{A}/{BUTTON}")
     run_nbgrader(["generate_feedback", A, "--force", "--log-level=WARN"], course, "generate_feedback")
@@ -192,6 +201,15 @@ def test_formgraders_autograde_button_grades_through_the_sandbox(graded):
     assert graded["after_button"]["score"] == float(graded["rows"]["honest-wrong"]["total"]) < 28
 
 
+def test_student_markup_is_shown_as_text_never_rendered(course, graded):
+    status, page = graded["notes_page"]
+    feedback = graded["feedback"][next(p for p in graded["feedback"] if p.parts[0] == "no-scaling"
+                                       and p.stem == "ex1_attention")]
+    for html in (page, feedback):
+        assert status == 200 and "my notes &lt;script&gt;" in html
+        assert not any(live in html for live in LIVE)
+
+
 def test_generate_feedback_shows_no_hidden_test_or_reference_code(graded):
     pages, hidden = graded["feedback"], _hidden_lines()
     assert hidden and len(pages) == len(CLASS) * len(NOTEBOOKS)
@@ -212,6 +230,8 @@ def test_nbgrader_autograde_grades_through_the_sandbox(course, graded, autograde
         assert scores[(A, cheat)] == ours["honest-wrong"] < 28, cheat
     for path in (course / "autograded").glob(f"*/{A}/*.ipynb"):
         assert "grade_cell(" not in path.read_text(), path          # hidden tests never reach these files
+    notes = nbformat.read(course / "autograded/no-scaling" / A / "ex1_attention.ipynb", as_version=4)
+    assert any(c.source.startswith("```text\n" + MARKUP) for c in notes.cells)   # kept as text by the door too
 
 
 def test_nbgrader_autograde_flags_what_grade_flags(graded, autograded):

@@ -6,7 +6,8 @@ points) and ``timestamp.txt``. Formgrader lists a submission as graded only when
 and opens a notebook for manual grading only when its file does; generate_feedback renders these files.
 
 Here they are built from what intake checked, never from the raw files: every cell the student
-handed in, in order, as plain text (nothing of it is run outside the sandbox); each test or read-only
+handed in, in order, as plain text (nothing of it is run outside the sandbox; the student's own
+markdown is a fenced text block, so no page renders a tag of theirs); each test or read-only
 cell as the release shows it (hidden tests and reference code never appear); each grade cell's
 output the points its checks earned (``execute_result``, which nbgrader reads as partial credit) and
 one line per check. A notebook that could not be read is the release notebook with a note saying
@@ -14,10 +15,11 @@ why, so a person can still open and grade it.
 """
 from __future__ import annotations
 
-import html
 import json
+import re
 from pathlib import Path
 
+from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
 from ..records import Record, atomic_write
 
@@ -57,6 +59,7 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
         # a test cell the student deleted is graded after the last cell: it stands there here too
         laid += [_course_cell(c, record) for gid, c in course_cells.items()
                  if gid not in seen and c["metadata"]["nbgrader"].get("grade")]   # every id'd cell has metadata
+    make_inert(laid, given)
     reasons = record.review_reasons(notebook)
     if reasons:
         laid.insert(0, review_note(reasons))
@@ -115,13 +118,34 @@ def _student_cell(cell) -> dict:
 
 
 def review_note(reasons: list[str], taken: list | None = None) -> dict:
-    """A markdown cell put first in a notebook that needs a person: why (student-safe reasons only)."""
-    text = "\n".join(f"- {html.escape(r)}" for r in reasons)          # a file name is shown, never markup
+    """A markdown cell put first in a notebook that needs a person: why (student-safe reasons, shown as text:
+    a file name in a reason is never markup)."""
     cid = NOTE_ID
     while taken and cid in taken:
         cid += "-1"
     return {"cell_type": "markdown", "id": cid, "metadata": {},
-            "source": f"**The hardened grader marked this notebook for review:**\n\n{text}"}
+            "source": "**The hardened grader marked this notebook for review:**\n\n" + as_text("\n".join(reasons))}
+
+
+def make_inert(cells: list[dict], given: dict) -> None:
+    """Student text that formgrader and generate_feedback would render as HTML is shown as text instead: a
+    markdown cell the handout does not hold becomes a fenced text block (no tag, link or image of the
+    student's is ever rendered, in any template); a raw cell loses the format that would make it HTML."""
+    handed = {normalise("".join(c["source"])) for c in given["cells"] if c["cell_type"] == "markdown"}
+    for cell in cells:
+        if cell["cell_type"] == "markdown" and normalise(cell["source"]) not in handed:
+            cell["source"] = as_text(cell["source"])
+            cell.pop("attachments", None)
+        elif cell["cell_type"] == "raw":
+            for key in ("format", "raw_mimetype"):
+                cell.get("metadata", {}).pop(key, None)
+
+
+def as_text(text: str) -> str:
+    """Markdown that shows ``text`` exactly: a fenced block whose fence is longer than any run of backticks."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def _unique_ids(cells: list[dict]) -> list[dict]:

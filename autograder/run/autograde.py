@@ -7,7 +7,8 @@ The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde
   notebook, the rubric in the grader) and writes each grade cell's output as the hidden-test cell
   would print it, the points last as the cell's value, so nbgrader's own ``SaveAutoGrades`` (partial
   credit), ``AssignLatePenalties`` and export give our scores. The grade cells' hidden tests are taken
-  out of the autograded notebook (the grader never runs them). Any other assignment of the course is
+  out of the autograded notebook (the grader never runs them), and the student's own markdown is kept
+  as text (``outputs.autograded.make_inert``). Any other assignment of the course is
   executed by nbgrader's ``Execute``, exactly as without this setting.
 - ``FlagForReview`` follows ``SaveAutoGrades``: a notebook that needs a person (its damage, or the whole
   submission's) gets ``needs_manual_grade`` on its grade cells and the reason as its answer cells'
@@ -28,7 +29,7 @@ from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocess
 from nbgrader.utils import is_grade
 
 from ..intake.expected import is_this_chapter, strip_hidden_tests
-from ..outputs.autograded import grade_outputs, review_note
+from ..outputs.autograded import grade_outputs, handout, make_inert, review_note
 from .batch import grade_one
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
@@ -43,6 +44,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
         record = graded_submission(course, info["assignment"], info["student"])
+        make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
         return nb, resources

@@ -1,0 +1,69 @@
+"""nbgrader's autograded notebooks as `grade` writes them, and the per-notebook review flags they carry
+(the whole path through formgrader and nbgrader: test_nbgrader_doors.py)."""
+import nbformat
+import pytest
+from nbconvert.filters import markdown2html
+from nbgrader.utils import determine_grade
+
+from autograder.intake import intake_submission
+from autograder.outputs.autograded import as_text, autograded_notebook, handout
+from autograder.records import INTERNAL, CheckResult, Record
+from autograder.samples.synthetic import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+
+A = "ch04_attention"
+
+
+def _record(flags=None, needs_review=False, internal=False) -> Record:
+    details = {"internal_error": "Traceback"} if internal else {}
+    checks = [CheckResult("ex1_softmax", "rows_sum_to_one", "correctness", 1, 1, True, "ok"),
+              CheckResult("ex1_softmax", "any_axis", "correctness", 0, 1, False, "use axis", details=details),
+              CheckResult("ex1_attention", "shapes", "correctness", 1, 1, True, "ok"),
+              CheckResult("ex2_mask", "values", "masking", 0, 2, False, "mask the future")]
+    return Record("ada", checks, needs_review=needs_review, flags=flags or {})
+
+
+@pytest.mark.parametrize("text", ["<script>alert(1)</script>", "``` <img src=x onerror=alert(1)>\n```",
+                                  "[a](javascript:alert(1)) ````` `"])
+def test_student_text_renders_as_text(text):
+    html = markdown2html(as_text(text))
+    assert "<script" not in html and "<img" not in html and "href=" not in html
+    assert "alert(1)" in html
+
+
+def test_review_reasons_belong_to_their_notebook():
+    record = _record({"": [], "ex2_causal_mask": ["ex2_causal_mask.ipynb could not be read"]}, needs_review=True)
+    assert record.review_reasons("ex2_causal_mask") == ["ex2_causal_mask.ipynb could not be read"]
+    assert record.review_reasons("ex1_attention") == []
+    whole = _record({"": ["the folder is a link"], "ex2_causal_mask": ["x"]}, needs_review=True)
+    assert whole.review_reasons("ex1_attention") == ["the folder is a link"]
+    internal = _record({"": []}, internal=True)
+    assert internal.needs_review and internal.review_reasons("ex1_attention") == [INTERNAL]
+    assert internal.review_reasons("ex2_causal_mask") == []
+    assert _record({"": ["x"]}).review_reasons("ex1_attention") == []          # not flagged: nothing to say
+    legacy = Record.from_dict({**_record().to_dict(), "flags": {}, "needs_review": True, "integrity": ["old"]})
+    assert legacy.review_reasons("ex1_attention") == ["old"]                    # written before flags were kept
+
+
+def test_grade_cells_carry_the_points_as_nbgrader_reads_them(tmp_path):
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted/ada" / A, {})
+    intake = intake_submission(folder, ROOT, A, "ada")
+    record = _record({"": [], "ex1_attention": ["a reason <b>"]}, needs_review=True)
+    nb = nbformat.from_dict(autograded_notebook(handout(ROOT, A, "ex1_attention"), intake.layout["ex1_attention"],
+                                                record, "ex1_attention"))
+    nbformat.validate(nb)
+    scored = {c.metadata.nbgrader.grade_id: determine_grade(c)[0] for c in nb.cells
+              if c.metadata.get("nbgrader", {}).get("grade") and c.metadata.nbgrader.get("points")}
+    assert scored == {"ex1_softmax": 1.0, "ex1_attention": 1.0}
+    assert "a reason <b>" in nb.cells[0].source and nb.cells[0].source.count("```") == 2
+    text = nbformat.writes(nb)
+    assert "grade_cell(" not in text and "HIDDEN" not in text
+    assert len(nb.cells) == len(nbformat.read(RELEASE / "ex1_attention.ipynb", as_version=4).cells) + 1
+
+
+def test_an_unreadable_notebook_is_the_release_with_the_note():
+    record = _record({"": [], "ex2_causal_mask": ["ex2_causal_mask.ipynb is damaged"]}, needs_review=True)
+    nb = autograded_notebook(handout(ROOT, A, "ex2_causal_mask"), None, record, "ex2_causal_mask")
+    released = nbformat.read(RELEASE / "ex2_causal_mask.ipynb", as_version=4)
+    assert [c["source"] for c in nb["cells"][1:]] == [c.source for c in released.cells]
+    assert "ex2_causal_mask.ipynb is damaged" in nb["cells"][0]["source"]
