@@ -19,6 +19,7 @@ import json
 import re
 from pathlib import Path
 
+from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
 from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
 from ..records import Record, atomic_write
@@ -31,13 +32,12 @@ def handout(course: Path, assignment: str, notebook: str) -> dict:
     taken out (so reference code never reaches an autograded notebook)."""
     release = Path(course) / "release" / assignment / f"{notebook}.ipynb"
     if release.exists():
-        return json.loads(release.read_text(encoding="utf-8-sig"))
-    nb = json.loads((Path(course) / "source" / assignment / f"{notebook}.ipynb").read_text(encoding="utf-8-sig"))
+        return read_notebook(release)
+    nb = read_notebook(Path(course) / "source" / assignment / f"{notebook}.ipynb")
     for cell in nb["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("solution"):
+        if nbgrader_meta(cell).get("solution"):
             cell["source"] = "# YOUR CODE HERE\nraise NotImplementedError()" if cell["cell_type"] == "code" else ""
-        cell["source"] = strip_hidden_tests("".join(cell["source"]))
+        cell["source"] = strip_hidden_tests(cell_source(cell))
     return nb
 
 
@@ -58,7 +58,7 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
                 laid.append(_student_cell(cell))
         # a test cell the student deleted is graded after the last cell: it stands there here too
         laid += [_course_cell(c, record) for gid, c in course_cells.items()
-                 if gid not in seen and c["metadata"]["nbgrader"].get("grade")]   # every id'd cell has metadata
+                 if gid not in seen and nbgrader_meta(c).get("grade")]
     make_inert(laid, given)
     reasons = record.review_reasons(notebook)
     if reasons:
@@ -77,14 +77,14 @@ def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = 
 
 
 def _grade_id(cell: dict) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return nbgrader_meta(cell).get("grade_id")
 
 
 def _course_cell(cell: dict, record: Record, student_source: str | None = None) -> dict:
     """A cell of the handout: the student's answer in a solution cell, the course's text elsewhere (as
     nbgrader's OverwriteCells puts it back), and a grade cell's points as its output."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    source = student_source if meta.get("solution") and student_source is not None else "".join(cell["source"])
+    meta = nbgrader_meta(cell)
+    source = student_source if meta.get("solution") and student_source is not None else cell_source(cell)
     out = {"cell_type": cell["cell_type"], "id": cell.get("id"), "source": source,
            "metadata": json.loads(json.dumps(cell.get("metadata", {})))}          # a copy: the handout stays as read
     if cell["cell_type"] == "code":
@@ -131,7 +131,7 @@ def make_inert(cells: list[dict], given: dict) -> None:
     """Student text that formgrader and generate_feedback would render as HTML is shown as text instead: a
     markdown cell the handout does not hold becomes a fenced text block (no tag, link or image of the
     student's is ever rendered, in any template); a raw cell loses the format that would make it HTML."""
-    handed = {normalise("".join(c["source"])) for c in given["cells"] if c["cell_type"] == "markdown"}
+    handed = {normalise(cell_source(c)) for c in given["cells"] if c["cell_type"] == "markdown"}
     for cell in cells:
         if cell["cell_type"] == "markdown" and normalise(cell["source"]) not in handed:
             cell["source"] = as_text(cell["source"])
