@@ -170,6 +170,9 @@ def test_a_part_that_a_constant_could_stand_for_is_not_named():
         return entry.id if entry else None
     assert named("attention_memory_bytes", lambda n, b=2: n * b * 8, (300, 4)) == "linear-in-n"
     assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * 8, (300, 64, 4, 2)) is None
+    assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * 8 * d * b, (300, 64, 4, 2)) is None   # expansion = 8?
+    assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * b / 1e9, (300, 64, 4, 2)) \
+        == "expansion-missing+bytes-as-gb"
     assert named("attention_memory_bytes", lambda n, b=2: n * n * 4, (300, 2)) == "dtype-ignored"
     assert named("attention_memory_bytes", lambda n, b=2: n * n * 2 / 1e9, (300, 4)) == "dtype-ignored+bytes-as-gb"
     assert named("attention_memory_bytes", lambda n, b=2: n * b / 1e9, (300, 4)) == "linear-in-n+bytes-as-gb"

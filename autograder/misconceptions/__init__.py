@@ -79,14 +79,14 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
 
 
 def _identifiable(entry: Misconception, evidence) -> bool:
-    """Every part of a compound is needed: without it, the rest (with a free constant, when a part of the
-    rest allows one) does not reproduce the values. A count of n * d_model * 8 is a missing expansion, an
+    """Every part of a compound is needed: without it, the rest (times a constant a student may have written
+    in where a part of the rest drops an argument) does not reproduce the values. A count of n * d_model * 8 is a missing expansion, an
     ignored dtype_bytes and bits, or expansion = 4 and fp16's 2 written in: the 8 proves nothing (but
     1e-9 is no dtype's size, so n * n * 2 / 1e9 does prove a count in GB)."""
     for part in entry.parts:
         rest = [p for p in entry.parts if p is not part]
         other = rest[0] if len(rest) == 1 else _compound(entry.function, rest)
-        constants = [p.constant for p in rest if p.constant]
+        constants = [p.written_in for p in rest if p.written_in]
         if other is not None and evidence.proves(other, _any(constants) if constants else None):
             return False
     return True

@@ -21,6 +21,8 @@ class Misconception:
     knobs: dict = field(default_factory=dict, compare=False)   # the pipeline knobs it turns (if any)
     parts: tuple = ()           # for a compound: the entries it combines, in stage order
     constant: Callable | None = None   # for a count: which constant c may stand in (c * this variant still shows it)
+    written_in: Callable | None = None  # which constants a student may have written where this entry drops an
+                                        # argument (so a compound's other part is not proven by that constant)
 
     @property
     def sentence(self) -> str:
@@ -31,7 +33,9 @@ class Misconception:
         return f"It looks like {self.advice}"
 
 
-def knobbed(mid: str, function: str, knobs: dict, advice: str, *, constant: Callable | None = None) -> Misconception:
+def knobbed(mid: str, function: str, knobs: dict, advice: str, *, constant: Callable | None = None,
+            written_in: Callable | None = None) -> Misconception:
     """An entry that is the exercise's pipeline with ``knobs`` turned."""
     from .pipeline import variant
-    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), constant=constant)
+    return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), constant=constant,
+                         written_in=written_in or constant)

@@ -51,9 +51,15 @@ def _whole(c: float) -> bool:
 CONSTANTS = {("linear-in-n", "power"): _whole, ("dtype-ignored", "dropped"): _itemsize}
 
 
+# a missing expansion is not named for a count with another constant in its place (expansion = 4 written in
+# is not "forgot the expansion"), but such a constant can stand for another part of a compound: n * d_model *
+# dtype_bytes * 8 may be expansion-missing + bits-not-bytes or expansion = 8 written in, so neither is proven
+WRITTEN_IN = {"expansion-missing": _whole}
+
+
 def _constant(mid: str, knobs: dict):
     return CONSTANTS.get((mid, "power")) if "power" in knobs else CONSTANTS.get((mid, knobs.get("dtype")))
 
 
-ENTRIES = [knobbed(mid, function, knobs, advice, constant=_constant(mid, knobs))
+ENTRIES = [knobbed(mid, function, knobs, advice, constant=_constant(mid, knobs), written_in=WRITTEN_IN.get(mid))
            for function, mid, knobs, advice in MEMORY]
