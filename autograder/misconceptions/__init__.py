@@ -20,7 +20,7 @@ from .entry import Misconception
 
 COMPOUND = "+"
 # the pipeline's knobs in the order their stages run: a compound names its mistakes in this order
-KNOB_ORDER = ("scale", "mask", "axis", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
+KNOB_ORDER = ("scale", "mask", "axis", "over", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
 MAX_TRIPLES = 64         # a bound on the triples tried for one function (a test checks it holds)
 
 

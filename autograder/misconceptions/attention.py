@@ -1,26 +1,7 @@
 """Wrong ways to write softmax, attention and cross-attention (exercises 1 and 4)."""
 from __future__ import annotations
 
-import numpy as np
-
 from .entry import Misconception, knobbed
-
-
-# --- softmax(x, axis) ---------------------------------------------------------------------
-
-def softmax_ignores_axis(x, axis=-1):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def softmax_no_max(x, axis=-1):
-    e = np.exp(x)
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def softmax_global(x, axis=-1):
-    e = np.exp(x - x.max())
-    return e / e.sum()
 
 
 # --- attention(Q, K, V) -> (output, weights) ----------------------------------------------
@@ -51,13 +32,13 @@ def _attention_entries(function: str) -> list[Misconception]:
 
 
 ENTRIES = [
-    Misconception("softmax-wrong-axis", "softmax", softmax_ignores_axis,
-                  "the `axis` argument is ignored; normalise along the axis you are given."),
-    Misconception("softmax-global-sum", "softmax", softmax_global,
-                  "the exponentials are divided by the sum over the whole array; sum along `axis` only "
-                  "(keepdims=True)."),
-    Misconception("no-max-subtraction", "softmax", softmax_no_max,
-                  "exp() overflows for inputs near 1e4; subtract the maximum along `axis` first."),
+    knobbed("softmax-wrong-axis", "softmax", {"over": "last"},
+            "the `axis` argument is ignored; normalise along the axis you are given."),
+    knobbed("softmax-global-sum", "softmax", {"over": None},
+            "the exponentials are divided by the sum over the whole array; sum along `axis` only "
+            "(keepdims=True)."),
+    knobbed("no-max-subtraction", "softmax", {"stable": False},
+            "exp() overflows for inputs near 1e4; subtract the maximum along `axis` first."),
     *_attention_entries("scaled_dot_product_attention"),
     knobbed("cross-causal-mask", "cross_attention", {"mask": "causal"},
             "a causal mask is applied; cross-attention lets every decoder position see every "

@@ -1,7 +1,8 @@
 """The exercises as pipelines of stages with knobs, so that a mistake is one knob set wrong.
 
 Attention runs: scores -> scale -> mask -> softmax (axis, max subtraction) -> output, and
-returns the pair; the memory counts multiply factors. A catalogue entry names the knobs
+returns the pair; softmax alone has the axis and the max subtraction; the memory counts multiply
+factors. A catalogue entry names the knobs
 it turns; two entries that turn different knobs compose into a compound mistake.
 """
 from __future__ import annotations
@@ -19,6 +20,13 @@ SCALES = {
 def softmax(s, axis=-1, stable=True):
     e = np.exp(s - s.max(axis=axis, keepdims=True)) if stable else np.exp(s)
     return e / e.sum(axis=axis, keepdims=True)
+
+
+def softmax_of(x, axis=-1, *, over="given", stable=True):
+    """The exercise's softmax(x, axis) with its knobs: over the axis given, the "last" axis whatever is
+    given, or None (the whole array); with or without the maximum subtracted."""
+    x = np.asarray(x, dtype=float)
+    return softmax(x, {"given": axis, "last": -1, None: None}[over], stable)
 
 
 def _hidden(kind: str, n_q: int, n_k: int) -> np.ndarray:
@@ -68,6 +76,7 @@ def crossover(d_model, dtype_bytes=2, expansion=4, *, widen=True, shift=0):
 
 
 BUILDERS = {
+    "softmax": (softmax_of, {}),
     "scaled_dot_product_attention": (attend, {}),
     "cross_attention": (attend, {}),
     "causal_attention": (attend, {"mask": "causal"}),
