@@ -142,36 +142,16 @@ class Service:
 
     # --- one submission ----------------------------------------------------------------------
     def _handle(self, name: str, parts, found) -> None:
-        state = self.journal.state.entries.get(name)
-        if state is None or state.received is None:
-            self._append({"event": "received", "entry": name, "student": parts.student,
-                          "assignment": parts.assignment, "secret": found.digest, "received": found.received,
-                          "at": time.time()})
-            state = self.journal.state.entries[name]
-        elif state.received.get("secret") != found.digest:
-            return self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "
-                              "not graded and no page was published")
-        first = self.journal.state.secrets.get(found.digest)
-        if first != name:
-            return self._note(name, f"submission {shown(name)} holds the same {SECRET} as {shown(first)}: its "
-                              "pages would be that submission's, so it was not graded and no page was published "
-                              "(a copied folder, or a student imitating another)")
+        state = self._admit(name, parts, found)
+        if state is None:
+            return
         if state.graded:
             return self._publish_saved(name, parts, found, state.graded)
         if state.starts >= 2:
             return self._note(name, f"submission {shown(name)} stopped the service twice while it was graded; "
                               "it is not graded again here: grade it with `python -m autograder check`")
-        if self._closed(name, parts, found):
+        if self._closed(name, parts, found) or self._over_limit(name, parts, found):
             return
-        used = self.journal.state.checks.get(parts.student, []) + [
-            t for n, (p, _, t) in self.inflight.items() if p.student == parts.student]
-        nxt = next_check(used, self.s.limit, time.time())
-        if nxt is not None:
-            made = time.time()
-            pages = {page_file(found.secret, nb): limit_page(parts.student, nb, made, nxt, self.s.limit)
-                     for nb in found.notebooks}
-            return self._publish(name, parts, pages, "limit", f"over the limit ({self.s.limit}); next check "
-                                 f"after {when(nxt)}", next=nxt)
         self._append({"event": "started", "entry": name, "at": time.time()})
         self.inflight[name] = (parts, found, time.time())
         try:
@@ -181,6 +161,40 @@ class Service:
             self._append({"event": "stopped", "entry": name, "at": time.time()})
             raise
         self._collect()                            # graded here (local): publish before the next one
+
+    def _admit(self, name: str, parts, found):
+        """The entry's journal state once its secret is its own (journaled as received); None after a note."""
+        state = self.journal.state.entries.get(name)
+        if state is None or state.received is None:
+            self._append({"event": "received", "entry": name, "student": parts.student,
+                          "assignment": parts.assignment, "secret": found.digest, "received": found.received,
+                          "at": time.time()})
+            state = self.journal.state.entries[name]
+        elif state.received.get("secret") != found.digest:
+            self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "
+                       "not graded and no page was published")
+            return None
+        first = self.journal.state.secrets.get(found.digest)
+        if first != name:
+            self._note(name, f"submission {shown(name)} holds the same {SECRET} as {shown(first)}: its pages "
+                       "would be that submission's, so it was not graded and no page was published (a copied "
+                       "folder, or a student imitating another)")
+            return None
+        return state
+
+    def _over_limit(self, name: str, parts, found) -> bool:
+        """Beyond the student's limit: a page saying when the next check is possible, no check."""
+        used = self.journal.state.checks.get(parts.student, []) + [
+            t for p, _, t in self.inflight.values() if p.student == parts.student]
+        nxt = next_check(used, self.s.limit, time.time())
+        if nxt is None:
+            return False
+        made = time.time()
+        pages = {page_file(found.secret, nb): limit_page(parts.student, nb, made, nxt, self.s.limit)
+                 for nb in found.notebooks}
+        self._publish(name, parts, pages, "limit", f"over the limit ({self.s.limit}); next check after "
+                      f"{when(nxt)}", next=nxt)
+        return True
 
     def _closed(self, name: str, parts, found) -> bool:
         """After the due date (with the student's extension): a page saying so, no check."""
