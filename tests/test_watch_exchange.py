@@ -189,6 +189,11 @@ def test_sigterm_ends_the_service_and_everything_it_started(ex):
     status, output = ex.run.end(within=30)
     assert status == 143 and "stopped by SIGTERM" in output, output
     assert (ex.course / "gradebook.db").read_bytes() == ex.gradebook          # never written
+    run = ex.start()                                                          # and Ctrl-C, to the whole group
+    run.wait_until(lambda: len(run.processes()) > 1, timeout=60)
+    run.signal(signal.SIGINT, group=True)
+    status, output = run.end(within=30)
+    assert status == 130 and "stopped by SIGINT" in output, output
     written = {p.relative_to(ex.tmp) for p in ex.tmp.rglob("*")
                if p.is_file() and not p.is_symlink() and p.stat().st_mtime > ex.started}
     allowed = ("build", "cache", "home", "hostile", "exchange/attention-course/inbound",      # students and tests

@@ -438,3 +438,13 @@ def test_a_missing_feedback_folder_is_made_as_release_feedback_makes_it(tmp_path
     assert (tmp_path / "course-folder" / "feedback").stat().st_mode & 0o7777 == 0o711
     with pytest.raises(ValueError, match="release_assignment"):
         ensure_folder(tmp_path / "nowhere" / "feedback")
+
+
+def test_other_assignments_submissions_are_left_alone(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    other = name.replace(f"+{A}+", "+ps2+")
+    (_inbound(tmp_path) / name).rename(_inbound(tmp_path) / other)
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == [] and other not in journal.state.entries and said == []
