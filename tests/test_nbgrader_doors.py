@@ -31,7 +31,11 @@ CHEATS = ["cheat_monkeypatch_numpy_testing", "cheat_ipython_exception_handler", 
 CLASS = [*STUDENTS, "honest-wrong", *CHEATS]
 BUTTON = "cheat_ipython_input_transformer"  # autograded again by formgrader's Autograde button
 UNREADABLE = "damaged-invalid-json"         # nbgrader cannot parse its ex4 notebook: `grade` alone grades it
-STAMP = "2026-11-01 09:00:00.000000 UTC"
+STAMP = "2026-11-01 09:00:00.000000 UTC"    # correct-1 hands in an hour late: a point off per notebook
+DUE = "2026-11-01 08:00:00 UTC"
+LATE_PLUGIN = ("from nbgrader.plugins import BasePlugin\n\n\nclass SubMarks(BasePlugin):\n"
+               "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
+               "        return round(total_seconds_late / 3600)\n")
 MARKUP = "my notes <script>alert(1)</script> <img src=x onerror=alert(2)> [see](javascript:alert(3))"
 LIVE = ("<script>alert", "<img src=x", 'href="javascript:')      # what would run in a grader's browser
 ANSWER = "def answer():\n    ### BEGIN SOLUTION\n    return 42\n    ### END SOLUTION\n"
@@ -86,6 +90,10 @@ def course(tmp_path_factory):
     nb = json.loads(notes.read_text())
     nb["cells"].insert(1, {"cell_type": "markdown", "id": "notes", "metadata": {}, "source": MARKUP})
     notes.write_text(json.dumps(nb))
+    (course / "late.py").write_text(LATE_PLUGIN)
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
+    run_nbgrader(["db", "assignment", "add", A, f"--duedate={DUE}", "--log-level=WARN"], course, "db assignment add")
     run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
     _other_assignment(course)
     return course
@@ -186,7 +194,9 @@ def test_formgrader_shows_every_submission_graded_with_our_score(graded):
     assert sorted(shown) == sorted(CLASS)
     for student, row in graded["rows"].items():
         assert shown[student]["autograded"] is True, student
-        assert shown[student]["score"] == float(row["total"]), student
+        # formgrader shows nbgrader's raw score: before the late penalty, which nbgrader's export takes off
+        assert shown[student]["score"] == float(row["total"]) + float(row["late_penalty"]), student
+    assert float(graded["rows"]["correct-1"]["late_penalty"]) == 4.0
     assert shown["damaged-missing-notebook"]["needs_manual_grade"] and not shown["correct-1"]["needs_manual_grade"]
     flagged = {s["student"] for s in graded["notebooks"]["ex3_memory"] if s["needs_manual_grade"]}
     assert "damaged-missing-notebook" in flagged and "correct-1" not in flagged
@@ -226,6 +236,11 @@ def test_nbgrader_autograde_grades_through_the_sandbox(course, graded, autograde
     scores = autograded["scores"]
     ours = {s: float(row["total"]) for s, row in graded["rows"].items()}
     assert {s: scores[(A, s)] for s in CLASS if s != UNREADABLE} == {s: t for s, t in ours.items() if s != UNREADABLE}
+    assert ours["correct-1"] == 28 - 4                       # nbgrader's late penalty, on our scores, both doors
+    for student in CLASS:                                    # and cell by cell, on every notebook nbgrader reads
+        for notebook, seen in autograded["gradebook"][student].items():
+            if (course / "submitted" / student / A / f"{notebook}.ipynb").exists() and student != UNREADABLE:
+                assert seen["grades"] == graded["gradebook"][student][notebook]["grades"], (student, notebook)
     for cheat in CHEATS:
         assert scores[(A, cheat)] == ours["honest-wrong"] < 28, cheat
     for path in (course / "autograded").glob(f"*/{A}/*.ipynb"):
