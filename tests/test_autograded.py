@@ -9,6 +9,7 @@ from autograder.intake import intake_submission
 from autograder.outputs.autograded import as_text, autograded_notebook, handout
 from autograder.records import INTERNAL, CheckResult, Record
 from autograder.samples.synthetic import write_submission
+from batch_helpers import make_class
 from conftest import RELEASE, ROOT, SOURCE
 
 A = "ch04_attention"
@@ -67,3 +68,18 @@ def test_an_unreadable_notebook_is_the_release_with_the_note():
     released = nbformat.read(RELEASE / "ex2_causal_mask.ipynb", as_version=4)
     assert [c["source"] for c in nb["cells"][1:]] == [c.source for c in released.cells]
     assert "ex2_causal_mask.ipynb is damaged" in nb["cells"][0]["source"]
+
+
+def test_autograded_notebooks_that_cannot_be_written_cost_only_those_files(tmp_path):
+    from autograder.run.batch import _finish, grade_one
+    from autograder.run.progress import Progress
+    course = make_class(tmp_path, ["correct-1"])
+    (course / "autograded" / "correct-1").mkdir(parents=True)
+    (course / "autograded" / "correct-1" / A).write_text("in the way")          # a file where the folder goes
+    record = grade_one(str(course), A, "correct-1", autograded=True)
+    assert record.total == 28 and not record.needs_review
+    assert len(record.unwritten) == 1 and "autograded notebooks of 'correct-1'" in record.unwritten[0]
+    errors = []
+    _finish(tmp_path / "out", record, Progress(1, enabled=False), errors)
+    assert errors == list(record.unwritten)                   # the run reports it; the record is written
+    assert (tmp_path / "out" / "records" / "correct-1.json").exists()

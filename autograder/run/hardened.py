@@ -78,7 +78,10 @@ def _write_autograded(folder: Path, intake: Intake, record: Record, course: Path
                      for nb in NOTEBOOKS}
         write_autograded(folder, notebooks, read_timestamp(submission).text())
     except (OutputError, OSError, ValueError, KeyError, TypeError) as exc:
-        return (f"autograded notebooks of {shown(record.student_id)}: {exc}",)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return (f"autograded notebooks of {shown(record.student_id)}: {shown(str(folder), 300)} could not be written ({why}), so "
+                "formgrader shows this submission as not autograded; fix that folder and grade the student again "
+                f"with --student {shown(record.student_id)}",)
     return ()
 
 
