@@ -111,16 +111,16 @@ class Scores:
         return sum(hit) / len(hit) if hit else 1.0
 
     def per_id(self) -> dict[str, tuple[int, int, int]]:
-        """id -> (times named, times rightly named, cases labelled with it) over single ids and their parts."""
+        """id -> (cases it was named in, of those the ones that wrote it, cases labelled with it), counting
+        the parts of compounds, each id once per case."""
         named, right, labelled = Counter(), Counter(), Counter()
         for v in self.verdicts:
             expected = set() if v.case.expected in KINDS else set(v.case.expected.split(COMPOUND))
             for part in expected:
                 labelled[part] += 1
-            for name in v.names:
-                for part in name.split(COMPOUND):
-                    named[part] += 1
-                    right[part] += part in expected
+            for part in {p for name in v.names for p in name.split(COMPOUND)}:     # once per case
+                named[part] += 1
+                right[part] += part in expected
         return {i: (named[i], right[i], labelled[i]) for i in sorted(set(named) | set(labelled))}
 
     def per_group(self) -> dict[str, dict]:
