@@ -15,10 +15,12 @@ graded and carries the fingerprint of what grades now (see ``fingerprint``);
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
@@ -204,9 +206,13 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
-            os.fsync(f.fileno())
+            if _Deferred.folders is None:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        if _Deferred.folders is None:
+            _fsync_dir(path.parent)
+        else:
+            _Deferred.folders.add(path.parent)
     except OSError as exc:
         try:
             os.unlink(tmp)
@@ -227,6 +233,53 @@ def _umask() -> int:
     old = os.umask(0o022)
     os.umask(old)
     return old
+
+
+class _Deferred:
+    folders: set | None = None      # inside ``synced_at_end``: the folders written, made durable at its end
+
+
+@contextmanager
+def synced_at_end():
+    """Within this block ``atomic_write`` still never shows a half-written file (a temporary file
+    renamed into place), but does not wait for the disk after each file: the block ends with one
+    ``syncfs`` per file system written to. A batch writes about ten files per student, and two
+    fsyncs each cost more than grading the student on a busy disk. A record lost to a power cut
+    before the end is regraded by ``--resume`` (a record that cannot be read counts as missing);
+    a process that is killed loses nothing (the kernel still holds what it wrote)."""
+    outer, _Deferred.folders = _Deferred.folders, set()
+    try:
+        yield
+    finally:
+        folders, _Deferred.folders = _Deferred.folders, outer
+        if outer is not None:
+            outer |= folders
+        else:
+            sync_file_systems(folders)
+
+
+def sync_file_systems(folders) -> None:
+    """Flush every file system that holds one of ``folders`` to disk: one syncfs(2) each (a sync(2)
+    where syncfs is missing)."""
+    seen = set()
+    for folder in folders:
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            continue
+        try:
+            device = os.fstat(fd).st_dev
+            if device not in seen:
+                seen.add(device)
+                _syncfs(fd)
+        finally:
+            os.close(fd)
+
+
+def _syncfs(fd: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not hasattr(libc, "syncfs") or libc.syncfs(fd) != 0:
+        os.sync()
 
 
 def _fsync_dir(folder: Path) -> None:

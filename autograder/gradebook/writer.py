@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import sys
@@ -182,23 +183,61 @@ def main(argv=None) -> int:
     # jsonschema (via nbformat) builds an IRI grammar at import when rfc3987-syntax is installed:
     # a second of start-up for a format check this process never uses. Mark it absent.
     sys.modules.setdefault("rfc3987_syntax", None)
-    from nbgrader.api import Gradebook
+    Gradebook = nbgrader_api().Gradebook
     stamp_new_sqlite(args.db_url)
     course = load_course(args.course)
     with Gradebook(args.db_url, course.course_id) as gb:
         if not run.ours():
             return _gone("while loading nbgrader")
-        _record_structure(gb, Path(args.course), args.assignment)
+        with one_transaction(gb):
+            _record_structure(gb, Path(args.course), args.assignment)
         raw = sys.stdin.read()
         if not raw.strip():
             return _gone("it sent no scores")
         scores = json.loads(raw)
         if not run.ours():
             return _gone("before the scores were written")
-        with contextlib.redirect_stdout(sys.stderr):     # stdout carries only the answer (a plugin may print)
+        with contextlib.redirect_stdout(sys.stderr), one_transaction(gb):   # stdout: only the answer
             lateness = write_scores(gb, args.assignment, scores, LatePenalties(course))
     print(json.dumps(lateness))
     return 0
+
+
+def nbgrader_api():
+    """nbgrader's gradebook API (``nbgrader.api``), loaded without running nbgrader's package
+    ``__init__``: that one registers nbgrader's Jupyter server extensions, importing jupyter_server,
+    tornado's web stack and nbconvert, about half of this process's start-up, none of which a
+    writer uses. nbgrader's modules import each other relatively, so the package object only needs
+    its ``__path__`` (and ``__version__``, which nbgrader's apps read)."""
+    if "nbgrader" not in sys.modules:
+        spec = importlib.util.find_spec("nbgrader")
+        if spec is None or spec.submodule_search_locations is None:
+            raise SystemExit("nbgrader is not installed in this environment: pip install nbgrader")
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["nbgrader"] = package
+        from nbgrader._version import __version__
+        package.__version__ = __version__
+    import nbgrader.api
+    return nbgrader.api
+
+
+@contextlib.contextmanager
+def one_transaction(gb):
+    """The block's writes as one transaction: nbgrader's API commits after every row it creates
+    (a student, a submission, each cell), and on SQLite each commit waits for the disk (88 commits,
+    about 3 s, for a class of 12). Inside the block a commit only flushes (ids are assigned, queries
+    see the rows); the block commits once at its end, or rolls back if it fails, so a failed block
+    leaves the gradebook as it was."""
+    session = gb.db
+    session.commit = session.flush            # an attribute of this session object, for this block
+    try:
+        yield
+    except BaseException:
+        del session.commit
+        session.rollback()
+        raise
+    del session.commit
+    session.commit()
 
 
 def _record_structure(gb, course: Path, assignment: str) -> None:

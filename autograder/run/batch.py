@@ -26,7 +26,7 @@ from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
 from ..inert import shown
 from ..intake import course_notebooks
-from ..records import OutputError, Record, check_record_names, not_graded, read_record, write_record
+from ..records import OutputError, Record, check_record_names, not_graded, read_record, synced_at_end, write_record
 from .lifecycle import Stop, critical
 from .progress import Progress
 
@@ -178,7 +178,8 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
         check_plugin(settings)                                  # a late plugin that cannot load stops us now
     current = fingerprint(course, assignment)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
-    with _counting_on_stop(out, everyone, assignment, current), RunLocks(out, db_url) as locks:
+    # every file is renamed into place whole; the disk is waited for once, when the run ends
+    with _counting_on_stop(out, everyone, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
         stored = {s: read_record(out, s, assignment) for s in everyone} if resume else {}
         todo = [s for s in everyone if not (stored.get(s) and stored[s].fingerprint == current)]
         result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],

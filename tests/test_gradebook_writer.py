@@ -1,0 +1,68 @@
+"""The gradebook writer's cost: nbgrader's API without its server extensions, one commit per phase."""
+import subprocess
+import sys
+
+import pytest
+from sqlalchemy import event
+
+from autograder.course.settings import load_course
+from autograder.gradebook.latepenalties import LatePenalties
+from autograder.gradebook.writer import nbgrader_api, one_transaction, record_assignment, stamp_new_sqlite, write_scores
+from autograder.rubric import RUBRIC
+from conftest import ROOT
+
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")      # nbgrader's own add_submission
+
+
+def _commits(gb) -> list:
+    seen = []
+    event.listen(gb.db.get_bind(), "commit", lambda conn: seen.append(1))
+    return seen
+
+
+def _scores(n: int) -> list[dict]:
+    earned = {grade_id: float(sum(item.points for item in items)) for grade_id, items in RUBRIC.items()}
+    return [{"student": f"s{i:02d}", "review": i == 0, "submitted": "", "earned": earned} for i in range(n)]
+
+
+def test_the_structure_and_a_class_of_scores_are_one_commit_each(tmp_path):
+    """nbgrader's API commits after every row (on SQLite each commit waits for the disk): the writer
+    records the assignment's structure in one transaction and the class's scores in another."""
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        commits = _commits(gb)
+        with one_transaction(gb):
+            record_assignment(gb, ROOT, "ch04_attention")
+        assert len(commits) == 1
+        with one_transaction(gb):
+            write_scores(gb, "ch04_attention", _scores(12), LatePenalties(load_course(ROOT)))
+        assert len(commits) == 2
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:      # a fresh session reads it all back
+        assert len(gb.students) == 12
+        assert gb.find_submission("ch04_attention", "s03").score == sum(i.points for items in RUBRIC.values()
+                                                                        for i in items)
+        assert all(g.needs_manual_grade for nb in gb.find_submission("ch04_attention", "s00").notebooks
+                   for g in nb.grades if g.max_score > 0)
+
+
+def test_a_block_that_fails_leaves_the_gradebook_as_it_was(tmp_path):
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        with one_transaction(gb):
+            record_assignment(gb, ROOT, "ch04_attention")
+        with pytest.raises(SystemExit), one_transaction(gb):
+            gb.update_or_create_student("ada")
+            raise SystemExit("the writer stops")
+        gb.update_or_create_student("bob")                  # commits work again after the block
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        assert [s.id for s in gb.students] == ["bob"]
+
+
+def test_nbgrader_is_loaded_without_its_server_extensions():
+    code = ("import sys\nfrom autograder.gradebook.writer import nbgrader_api\napi = nbgrader_api()\n"
+            "import nbgrader\nprint(api.Gradebook.__name__, bool(nbgrader.__version__),\n"
+            "      any(m.startswith(('jupyter_server', 'nbgrader.server_extensions')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["Gradebook", "True", "False"]
