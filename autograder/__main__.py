@@ -169,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--assignment", default=None,
                        help="the assignment to grade (default: the only one under COURSE/source/)")
     grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
-    grade.add_argument("--workers", type=_positive, default=None, help="parallel graders (default: cores)")
+    grade.add_argument("--workers", type=_positive, default=None,
+                       help="grading processes (default: 1 for a class of at most 30, else one per core)")
     grade.add_argument("--resume", action="store_true", help="skip students whose record is complete")
     grade.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
     grade.add_argument("--student", nargs="*", default=None, help="grade only these students")

@@ -19,28 +19,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.fingerprint import fingerprint, points_disagreements
 from ..course.settings import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
 from ..gradebook.client import GradebookWriter
 from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
 from ..inert import shown
-from ..intake import course_notebooks
 from ..records import OutputError, Record, check_record_names, not_graded, read_record, synced_at_end, write_record
 from .lifecycle import Stop, critical
 from .progress import Progress
 
 _SERVER = None
 _SERVER_LOCK = threading.Lock()
+_LAUNCH = None         # a fork server process started ahead by ``grade_batch``, adopted by ``_server``
+SMALL_CLASS = 30       # up to this many submissions are graded in the run's own process (see default_workers)
 
 
 def _server():
-    """This process's fork server, started on first use and replaced if it died."""
-    global _SERVER
+    """This process's fork server (the one started ahead, else one started now), replaced if it died."""
+    global _SERVER, _LAUNCH
     from .hardened import grading_server
     with _SERVER_LOCK:
         if _SERVER is None or not _SERVER.alive():
-            _SERVER = grading_server()
+            launch, _LAUNCH = _LAUNCH, None
+            _SERVER = grading_server(launch)
             atexit.register(_SERVER.close)
             os.register_at_fork(after_in_child=functools.partial(_forget_server, _SERVER))
         return _SERVER
@@ -56,6 +57,33 @@ def _forget_server(server) -> None:
         server.control.close()
     except OSError:
         pass
+
+
+def _launch_ahead() -> None:
+    """Start this process's fork server now, without waiting for it: it is ready (about a second)
+    while the run imports, checks the course and starts the gradebook writer."""
+    global _LAUNCH
+    from ..sandbox.launch import Launch
+    with _SERVER_LOCK:
+        if _LAUNCH is None and (_SERVER is None or not _SERVER.alive()):
+            _LAUNCH = Launch()
+
+
+def _drop_launch() -> None:
+    """A fork server started ahead that grading never used (the run stopped before) ends now."""
+    global _LAUNCH
+    with _SERVER_LOCK:
+        launch, _LAUNCH = _LAUNCH, None
+    if launch is not None:
+        launch.abandon()
+
+
+def default_workers(submissions: int) -> int:
+    """Grading processes when none are asked for: one for a small class, else one per core. Each
+    process of a pool has its own fork server, whose start costs about a second of CPU, and gains
+    about 50 ms per submission on 2 cores (README, Performance): below ``SMALL_CLASS`` submissions
+    one process, started at once, finishes first."""
+    return 1 if submissions <= SMALL_CLASS else os.cpu_count() or 1
 
 
 def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None,
@@ -84,6 +112,7 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
 def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
                   assignment: str = "") -> Record:
     """Every check at 0 with ``message``, marked for review."""
+    from ..course.fingerprint import fingerprint
     from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
@@ -172,6 +201,21 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     out = Path(out).resolve() if out else course / "grading"
     everyone = discover(course, assignment, students)
     check_record_names(everyone)                                # one id, one record file: never an overwrite
+    workers = workers or default_workers(len(everyone))
+    if not scheduler and workers <= 1:
+        _launch_ahead()                                         # first: it takes the longest to be ready
+    try:
+        return _grade_batch(settings, course, assignment, out, everyone, workers=workers, resume=resume,
+                            scheduler=scheduler, limits=limits, progress=progress, outputs=outputs,
+                            gradebook_url=gradebook_url)
+    finally:
+        _drop_launch()
+
+
+def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: list[str], *, workers: int,
+                 resume: bool, scheduler, limits, progress: bool, outputs: bool, gradebook_url) -> BatchResult:
+    from ..course.fingerprint import fingerprint
+    from ..intake import course_notebooks
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     check_points(course, assignment)
     if outputs:
@@ -191,7 +235,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
         run = _run_dask if scheduler else _run_local
         try:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
-                limits=limits, workers=workers or os.cpu_count() or 1, scheduler=scheduler,
+                limits=limits, workers=workers, scheduler=scheduler,
                 autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
@@ -210,6 +254,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
 
 def check_points(course: Path, assignment: str) -> None:
     """Stop before grading when the course's source notebooks and the rubric disagree on points."""
+    from ..course.fingerprint import points_disagreements
     source = course / "source" / assignment
     problems = points_disagreements(source) if source.is_dir() else []
     if problems:

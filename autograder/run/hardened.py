@@ -95,10 +95,11 @@ def _flags(intake: Intake, graded: dict) -> dict[str, list[str]]:
     return flags
 
 
-def grading_server() -> ForkServer:
+def grading_server(launch=None) -> ForkServer:
     """The fork server a batch grades with: it keeps one worker ready per notebook of the assignment,
-    so the next submission's workers start while this one is graded."""
-    return ForkServer(ready=len(NOTEBOOKS))
+    so the next submission's workers start while this one is graded. ``launch``: its process, when it
+    was started ahead (``sandbox.launch.Launch``)."""
+    return ForkServer(ready=len(NOTEBOOKS), launch=launch)
 
 
 def grade_order(intake: Intake, notebook: str) -> list[tuple[str, int | None]]:

@@ -8,49 +8,36 @@ builds the rubric's view on top.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from . import cgroups, layers
+from . import cgroups
+from .launch import Launch
 from .limits import Limits
 
 
 class ForkServer:
     """The long-lived parent of all workers of this grader process."""
 
-    def __init__(self, python_path: str | None = None, ready: int = 0):
+    def __init__(self, python_path: str | None = None, ready: int = 0, launch: Launch | None = None):
         """``python_path``: a folder put first on the fork server's ``sys.path`` (the tests use it to
         simulate a system-wide install of this package). ``ready``: how many workers to keep started
-        ahead once workers are asked for (``pool.WorkerPool``; a batch keeps one per notebook)."""
-        if cgroups.available():
-            cgroups.prune()
-        self.root = Path(tempfile.mkdtemp(prefix="autograder-sandbox-"))
-        os.chmod(self.root, 0o711)
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(self.root), "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
-               "MPLCONFIGDIR": str(self.root), "IPYTHONDIR": str(self.root / ".ipython"),
-               **layers.thread_env(), **({"PYTHONPATH": python_path} if python_path else {})}
-        # Parent death is signalled when the starting *thread* ends: only the main thread lives as long
-        # as this process (Dask starts servers from pool threads; those rely on the socket closing).
-        parent = [str(os.getpid())] if threading.current_thread() is threading.main_thread() else []
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "autograder.sandbox.forkserver", str(theirs.fileno()), str(self.root), *parent],
-            pass_fds=[theirs.fileno()], env=env, cwd=self.root, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        theirs.close()
-        self.control = ours
-        self.control.settimeout(60)
+        ahead once workers are asked for (``pool.WorkerPool``; a batch keeps one per notebook).
+        ``launch``: a fork server process started earlier (``launch.Launch``), adopted here."""
+        launch = launch or Launch(python_path)
+        self.root, self.proc, self.control = launch.root, launch.proc, launch.control
         self.reply_seconds = 60.0
         self.lock = threading.Lock()                         # one spawn at a time (Dask runs threads)
-        hello = json.loads(self.control.recv(65536) or b"{}")
+        try:
+            hello = json.loads(self.control.recv(65536) or b"{}")
+        except OSError:
+            hello = {}
         if not hello.get("ready"):
+            launch.abandon()
             raise RuntimeError("the sandbox fork server did not start")
         from .pool import WorkerPool
         self.pool = WorkerPool(self, ready)
