@@ -26,6 +26,7 @@ from .secret import SECRET, class_secrets, is_link, secret_in, sharers
 
 _MAX_CLASSMATES = 5_000
 _MAX_PER_STUDENT = 20
+_MAX_ENTRIES = 1_000     # entries of one classmate's folder looked at for hard links
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Context:
     assignment: str
     student: str | None
     notebooks: CourseNotebooks
+    snapshot: str | None = None     # a batch's token: its classmates are read once per process (``class_index``)
 
 
 def owner_of(path: Path, ctx: Context) -> str | None:
@@ -111,37 +113,63 @@ def _identical_classmates(digest: str, ctx: Context) -> list[str]:
     """Classmates who submitted a notebook with this content (an untouched release copy excepted)."""
     if digest in ctx.notebooks.release_digests:
         return []
-    submitted = ctx.course / "submitted"
-    key = tuple(_stamp(submitted / s / ctx.assignment) for s in _students(submitted))    # a new class, a new read
-    owners = class_digests(submitted, ctx.assignment, tuple(ctx.notebooks.names), key).get(digest, ())
+    owners = class_index(ctx).digests.get(digest, ())
     return sorted(s for s in owners if s != ctx.student)
 
 
-@functools.lru_cache(maxsize=4)
-def class_digests(submitted: Path, assignment: str, names: tuple, key: tuple) -> dict[str, frozenset]:
-    """The content digest of each classmate's notebook -> who submitted it, read once per process and class.
+def _hard_linked_classmate(st: os.stat_result, ctx: Context) -> str | None:
+    owners = class_index(ctx).files.get((st.st_dev, st.st_ino), ())
+    return min((s for s in owners if s != ctx.student), default=None)
 
-    Read as intake reads: no links followed, regular files only, capped, decoded and parsed by
-    ``parse.read_notebook``; anything odd (or not a notebook) is skipped.
-    """
-    owners: dict[str, set] = {}
+
+@dataclass(frozen=True)
+class ClassIndex:
+    """What copy detection needs to know about the whole class, read in one pass over it."""
+    digests: dict        # content digest of a notebook (``parse.digest``) -> the students who submitted it
+    files: dict          # (st_dev, st_ino) of each regular file in a submission folder -> its students
+
+
+def class_index(ctx: Context) -> ClassIndex:
+    """The class as a batch sees it: read once per process and batch (``ctx.snapshot``), so each
+    submission's copy checks are lookups, whatever the size of the class (reading or even stat-ing every
+    classmate's folder for each submission made a batch's cost grow with the square of the class).
+    Without a snapshot (one submission checked on its own) the class is read now."""
+    key = (ctx.course / "submitted", ctx.assignment, tuple(ctx.notebooks.names))
+    return _pinned_index(*key, ctx.snapshot) if ctx.snapshot else read_class(*key)
+
+
+@functools.lru_cache(maxsize=2)
+def _pinned_index(submitted: Path, assignment: str, names: tuple, snapshot: str) -> ClassIndex:
+    return read_class(submitted, assignment, names)
+
+
+def read_class(submitted: Path, assignment: str, names: tuple) -> ClassIndex:
+    """Every classmate's submission folder, read as intake reads: no links followed, regular files
+    only, capped, notebooks decoded and parsed by ``parse.read_notebook``; anything odd is skipped."""
+    digests: dict[str, set] = {}
+    files: dict[tuple, set] = {}
     for student in _students(submitted):
         try:
             fd = open_folder(submitted / student / assignment, 2)
         except (Refused, OSError):
             continue
         try:
-            for file in [f for f in listing(fd) if notebook_for(f, names)][:_MAX_PER_STUDENT]:
+            entries = listing(fd)[:_MAX_ENTRIES]
+            for file in entries:
+                st = _regular(fd, file)
+                if st is not None:
+                    files.setdefault((st.st_dev, st.st_ino), set()).add(student)
+            for file in [f for f in entries if notebook_for(f, names)][:_MAX_PER_STUDENT]:
                 try:
                     data, _ = read_regular(fd, submitted / student / assignment, file, MAX_NOTEBOOK_BYTES)
                 except (Refused, OSError):
                     continue
                 found = digest_of(data)
                 if found is not None:
-                    owners.setdefault(found, set()).add(student)
+                    digests.setdefault(found, set()).add(student)
         finally:
             os.close(fd)
-    return {d: frozenset(s) for d, s in owners.items()}
+    return ClassIndex({d: frozenset(s) for d, s in digests.items()}, {f: frozenset(s) for f, s in files.items()})
 
 
 def secret_event(fd: int, ctx: Context) -> tuple[str, str] | None:
@@ -153,9 +181,7 @@ def secret_event(fd: int, ctx: Context) -> tuple[str, str] | None:
     secret = secret_in(fd)
     if not isinstance(secret, bytes):
         return None                                        # missing or malformed: the outputs say why
-    submitted = ctx.course / "submitted"
-    key = tuple(_stamp(submitted / s / ctx.assignment) for s in _students(submitted))
-    others = [s for s in _secret_owners(submitted, ctx.assignment, key).get(secret, ()) if s != ctx.student]
+    others = [s for s in _secret_owners_of(ctx).get(secret, ()) if s != ctx.student]
     if not others:
         return None
     return (f"Integrity: {SECRET} is the same as a classmate's submission's (nbgrader gives every submission its "
@@ -163,20 +189,33 @@ def secret_event(fd: int, ctx: Context) -> tuple[str, str] | None:
             "must be reviewed.", f"{SECRET}: the same as classmate(s) {', '.join(shown(o) for o in sorted(others)[:3])}.")
 
 
-@functools.lru_cache(maxsize=4)
-def _secret_owners(submitted: Path, assignment: str, key: tuple) -> dict[bytes, tuple]:
-    """secret -> the students whose submission holds it, read once per process and class."""
+def _secret_owners_of(ctx: Context) -> dict[bytes, tuple]:
+    """secret -> the students whose submission holds it: read once per process and batch (``ctx.snapshot``,
+    as ``class_index``), or now for a submission checked on its own."""
+    submitted = ctx.course / "submitted"
+    if ctx.snapshot:
+        return _pinned_secret_owners(submitted, ctx.assignment, ctx.snapshot)
+    return _secret_owners(submitted, ctx.assignment)
+
+
+@functools.lru_cache(maxsize=2)
+def _pinned_secret_owners(submitted: Path, assignment: str, snapshot: str) -> dict[bytes, tuple]:
+    return _secret_owners(submitted, assignment)
+
+
+def _secret_owners(submitted: Path, assignment: str) -> dict[bytes, tuple]:
+    """secret -> the students whose submission holds it (one pass over the class)."""
     secrets = class_secrets(submitted, assignment, _students(submitted))
     shared = sharers(secrets)
     return {secrets[s]: (s, *shared[s]) for s in shared}
 
 
-def _stamp(folder: Path) -> tuple:
+def _regular(dir_fd: int, name: str) -> os.stat_result | None:
     try:
-        st = os.stat(folder, follow_symlinks=False)
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     except OSError:
-        return (str(folder),)
-    return (str(folder), st.st_ino, st.st_mtime_ns)
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
 
 
 def _students(submitted: Path) -> list[str]:
@@ -185,23 +224,3 @@ def _students(submitted: Path) -> list[str]:
             return sorted(e.name for e in entries)[:_MAX_CLASSMATES]
     except OSError:
         return []
-
-
-def _hard_linked_classmate(st: os.stat_result, ctx: Context) -> str | None:
-    root = ctx.course / "submitted"
-    try:
-        students = [e.name for e in os.scandir(root) if e.name != ctx.student][:_MAX_CLASSMATES]
-    except OSError:
-        return None
-    for student in students:
-        folder = root / student / ctx.assignment
-        try:
-            linked = os.path.islink(root / student) or os.path.islink(folder)      # never followed
-            entries = [] if linked else list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            other = entry.stat(follow_symlinks=False)
-            if stat.S_ISREG(other.st_mode) and (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-                return student
-    return None

@@ -24,9 +24,11 @@ from .parse import digest, read_notebook
 
 
 def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
-                      student_id: str | None = None) -> Intake:
-    """The student's code cells and the submission's damage; raises only CourseError (the course's fault)."""
-    ctx = Context(Path(course), assignment, student_id, course_notebooks(Path(course), assignment))
+                      student_id: str | None = None, snapshot: str | None = None) -> Intake:
+    """The student's code cells and the submission's damage; raises only CourseError (the course's fault).
+    ``snapshot``: a batch's token; its submissions are compared with the class as this process first read
+    it for that batch (``integrity.class_index``), instead of reading the class again for each."""
+    ctx = Context(Path(course), assignment, student_id, course_notebooks(Path(course), assignment), snapshot)
     intake = Intake()
     path = Path(os.path.abspath(path))
     single = path.name.lower().endswith(".ipynb")

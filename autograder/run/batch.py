@@ -12,6 +12,7 @@ from __future__ import annotations
 import atexit
 import functools
 import os
+import secrets
 import stat
 import threading
 import traceback
@@ -87,9 +88,10 @@ def default_workers(submissions: int) -> int:
 
 
 def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None,
-              autograded: bool = False) -> Record:
+              autograded: bool = False, snapshot: str | None = None) -> Record:
     """One student's record; never raises (a grader failure becomes a record for review). With
-    ``autograded``, nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them."""
+    ``autograded``, nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them.
+    ``snapshot``: the batch's token; copy detection reads the class once per process and token."""
     from .hardened import grade_submission
     from ..sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
@@ -102,7 +104,7 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
         return grade_submission(folder, course=course, student_id=student_id, server=_server(),
                                 limits=Limits(**limits) if limits else None, assignment=assignment,
                                 autograded=Path(course) / "autograded" / student_id / assignment if autograded
-                                else None)
+                                else None, snapshot=snapshot)
     except Exception as exc:  # noqa: BLE001 - one submission must not stop the batch
         return failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
                              f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4),
@@ -235,7 +237,7 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
         run = _run_dask if scheduler else _run_local
         try:
             run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
-                limits=limits, workers=workers, scheduler=scheduler,
+                limits=limits, workers=workers, scheduler=scheduler, snapshot=secrets.token_hex(8),
                 autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
@@ -290,13 +292,14 @@ def _finish(out: Path, record: Record, bar: Progress, errors: list[str]) -> None
 
 
 def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(),
-               autograded=False):
+               autograded=False, snapshot=None):
     if workers <= 1 or len(todo) <= 1:
         for student in todo:
-            finish(grade_one(str(course), assignment, student, limits, autograded))
+            finish(grade_one(str(course), assignment, student, limits, autograded, snapshot))
         return
     from .local_pool import run_pool
-    task = functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded)
+    task = functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded,
+                             snapshot=snapshot)
     run_pool(task, todo, finish, functools.partial(_gave_up, str(course), assignment), workers=workers,
              inherited=inherited)
 
@@ -306,13 +309,14 @@ def _gave_up(course: str, assignment: str, student: str) -> Record:
                          assignment=assignment)
 
 
-def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=(), autograded=False):
+def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=(), autograded=False,
+              snapshot=None):
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:
         raise RuntimeError("--scheduler needs Dask distributed: pip install 'attention-course[dask]'") from None
     with Client(scheduler) as client:
-        futures = [client.submit(grade_one, str(course), assignment, s, limits, autograded, pure=False,
+        futures = [client.submit(grade_one, str(course), assignment, s, limits, autograded, snapshot, pure=False,
                                  key=f"grade-{s}")
                    for s in todo]
         for fut in dask_completed(futures):

@@ -25,12 +25,13 @@ from .sandboxed_student import SandboxedStudent
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
                      server: ForkServer | None = None, assignment: str | None = None,
-                     autograded: Path | None = None) -> Record:
+                     autograded: Path | None = None, snapshot: str | None = None) -> Record:
     """The result record for one submission (a folder of notebooks or one notebook).
 
     The course defaults to the one found above ``path``, the assignment and the student to what
     nbgrader's layout (``submitted/<student>/<assignment>``) says. With ``autograded`` (a folder), the
-    notebooks nbgrader's tools read after ``nbgrader autograde`` are written there too."""
+    notebooks nbgrader's tools read after ``nbgrader autograde`` are written there too. ``snapshot``: the
+    batch's token, for copy detection (``intake_submission``)."""
     path = Path(os.path.abspath(path))                       # not resolved: links in a submission are not followed
     if not os.path.lexists(path):
         raise ValueError(f"{path} does not exist: give a submission folder "
@@ -38,7 +39,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
     student_id = student_id or infer_student(path, assignment)
-    intake = intake_submission(path, course, assignment, student_id)
+    intake = intake_submission(path, course, assignment, student_id, snapshot)
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
     notebooks = [nb for nb in NOTEBOOKS if not single or nb == notebook]
