@@ -50,11 +50,13 @@ class ForkServer:
         """End a worker: killed now, its clean-up finished in the background (and by ``close``)."""
         self.pool.retire(handle)
 
-    def spawn(self, token: str, limits: Limits, output_fd: int) -> tuple[int, socket.socket]:
-        """A new worker: its pid and the grader's end of its socket; its fds 1 and 2 go to ``output_fd``."""
+    def spawn(self, token: str, limits: Limits, output_fd: int, timings: bool = False) -> tuple[int, socket.socket]:
+        """A new worker: its pid and the grader's end of its socket; its fds 1 and 2 go to ``output_fd``.
+        ``timings``: the worker's status says when each of its steps was done (benchmarks/sandbox_layers.py)."""
         grader_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict()}).encode()
+            request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict(),
+                                  **({"timings": True} if timings else {})}).encode()
             with self.lock:
                 socket.send_fds(self.control, [request], [worker_end.fileno(), output_fd])
                 reply = self._reply_to(token)

@@ -20,6 +20,7 @@ import shutil
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 from . import cgroups, layers, seccomp
@@ -88,16 +89,18 @@ def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
 
 
 def _spawn(control, fds: list[int], request: dict, root: Path, shell, pid_namespaces: PidNamespaces) -> int:
+    asked = time.perf_counter()
     pid = pid_namespaces.fork()                               # the worker is the init of a new PID namespace
     if pid:
         return pid
+    marks = [("spawn asked", asked), ("fork", time.perf_counter())] if request.get("timings") is True else None
     code = 1
     try:
         control.close()                                       # the worker must not reach the fork server
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        _child(*fds, request, root, shell)
+        _child(*fds, request, root, shell, marks)
         code = 0
     except BaseException:  # noqa: BLE001 - nothing may escape a forked child
         pass
@@ -105,17 +108,26 @@ def _spawn(control, fds: list[int], request: dict, root: Path, shell, pid_namesp
         os._exit(code)
 
 
-def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell) -> None:
+def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell, marks: list | None = None) -> None:
+    """``marks``: (step, time.perf_counter()) as each step is done, reported in the worker's status as
+    "timings" (only when the spawn request asked: the layer-cost benchmark)."""
+    mark = (lambda name: marks.append((name, time.perf_counter()))) if marks is not None else None
     limits = Limits(**request.get("limits", {}))
     token = request["token"]
     workdir = root / token
     workdir.mkdir(mode=0o700)
     dirs = cgroups.create(token, limits.processes, limits.memory_bytes) if cgroups.available() else []
+    if mark:
+        mark("folder and cgroup created")
     _redirect_std(output_fd)
     os.closerange(3, sock_fd)
     os.closerange(sock_fd + 1, 1 << 16)
-    status = layers.apply_all(str(workdir), dirs, limits)
+    if mark:
+        mark("descriptors closed")
+    status = layers.apply_all(str(workdir), dirs, limits, mark)
     from .worker import Worker
+    if marks is not None:
+        status["timings"] = json.dumps(marks)
     Worker(sock_fd, shell, limits.output_bytes, limits.result_bytes, status).serve()
 
 

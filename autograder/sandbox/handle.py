@@ -32,7 +32,7 @@ class WorkerDied(Exception):
 class WorkerHandle:
     """The grader's handle on one live sandboxed worker process."""
 
-    def __init__(self, server, limits: Limits):
+    def __init__(self, server, limits: Limits, timings: bool = False):
         """A new worker from ``server`` (a ``forkclient.ForkServer``), started under ``limits``."""
         self.token = secrets.token_hex(8)
         self.limits = limits
@@ -40,7 +40,7 @@ class WorkerHandle:
         self.workdir = server.root / self.token
         self.output_fd = _output_file()
         try:
-            self.pid, self.sock = server.spawn(self.token, limits, self.output_fd)
+            self.pid, self.sock = server.spawn(self.token, limits, self.output_fd, timings)
         except BaseException:
             os.close(self.output_fd)
             raise

@@ -1,0 +1,189 @@
+"""What one notebook costs in the hardened grader, layer by layer (a script, not a test).
+
+    .venv/bin/python benchmarks/sandbox_layers.py [--n 40]
+
+Starts workers from a warm fork server exactly as ``grade`` does (every isolation layer this
+machine has), one notebook at a time, the four notebooks of the reference solution in turn, and
+times each step of a worker's life in one run: the spawn request, the fork into a new PID
+namespace, the cgroup, each namespace, the private tmpfs, hiding this package, Landlock, the uid
+drop, seccomp (timestamps taken inside the worker as each layer is done, on the clock every
+process shares), the first reply, the first cell and the others, one bare RPC round trip, the
+rubric's checks through the worker (and how many round trips they take), collecting the output,
+the kill and the clean-up. Beside them: the same checks run in-process on the same functions,
+and a bare fork (+ exit + wait) of a process the fork server's size. Prints the median of each
+step and its share of the notebook's total.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from autograder.assignment import FUNCTIONS, NOTEBOOKS  # noqa: E402
+from autograder.grading import quiet, run_cell  # noqa: E402
+from autograder.run.hardened import intake_submission  # noqa: E402
+from autograder.run.sandboxed_student import SandboxedStudent  # noqa: E402
+from autograder.sandbox.forkclient import ForkServer  # noqa: E402
+from autograder.sandbox.handle import WorkerHandle  # noqa: E402
+from autograder.sandbox.layers import detect  # noqa: E402
+from autograder.sandbox.limits import Limits  # noqa: E402
+from autograder.samples.synthetic import write_submission  # noqa: E402
+
+BARE_FORK = """
+import os, statistics, time
+from autograder.sandbox.worker import make_shell, warm_imports, warm_shell
+warm_imports(); shell = make_shell(); warm_shell(shell)
+times = []
+for _ in range({n}):
+    t = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    times.append(time.perf_counter() - t)
+print(statistics.median(times))
+"""
+
+
+def bare_fork(n: int) -> float:
+    """fork + _exit + waitpid of a process that imported what the fork server imports."""
+    out = subprocess.run([sys.executable, "-c", BARE_FORK.format(n=n)], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return float(out.stdout)
+
+
+class Counted:
+    """Counts the round trips a worker handle makes."""
+
+    def __init__(self, handle: WorkerHandle):
+        self.handle, self.trips = handle, 0
+        self.real = handle.request
+        handle.request = self.request
+
+    def request(self, *args, **kwargs):
+        self.trips += 1
+        return self.real(*args, **kwargs)
+
+
+def one_notebook(server: ForkServer, cells, notebook: str, limits: Limits, seed: int) -> dict[str, float]:
+    """Step -> seconds for one worker grading one notebook (the reference solution)."""
+    names = list(FUNCTIONS[notebook])
+    steps = {}
+    t0 = time.perf_counter()
+    handle = WorkerHandle(server, limits, timings=True)
+    ready = time.perf_counter()
+    marks = json.loads(handle.status.pop("timings"))
+    previous = t0
+    for name, at in marks:
+        steps[name if name != "spawn asked" else "spawn request reaches the fork server"] = at - previous
+        previous = at
+    steps["worker ready, first reply (hello round trip)"] = ready - previous
+    t = time.perf_counter()
+    handle.run_cell(cells[0].source, 10.0, names)
+    steps["first cell"] = time.perf_counter() - t
+    t = time.perf_counter()
+    for cell in cells[1:]:
+        defined = handle.run_cell(cell.source, 10.0, names).get("defined", [])
+    steps["the other cells (2-4 per notebook)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    handle.request({"op": "functions", "names": names}, 10.0)
+    steps["one RPC round trip (no work)"] = time.perf_counter() - t
+    student = SandboxedStudent(server, cells, names, limits, notebook=notebook, start=False)
+    student.worker, student.ran, student.upto, student.defined = handle, len(cells), len(cells), set(defined)
+    counted = Counted(handle)
+    t = time.perf_counter()
+    with quiet():
+        for grade_id in NOTEBOOKS[notebook]:
+            run_cell(student, grade_id, seed=seed)
+    steps["rubric through the worker"] = time.perf_counter() - t
+    steps["round trips of the rubric (count)"] = counted.trips
+    t = time.perf_counter()
+    handle.request({"op": "output"}, 5.0)
+    steps["collect output (round trip)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    handle.kill_now()
+    steps["kill (on the grading path)"] = time.perf_counter() - t
+    t = time.perf_counter()
+    handle.cleanup()
+    steps["clean-up: cgroup emptied and removed, folder (behind, in the pool)"] = time.perf_counter() - t
+    return steps
+
+
+def in_process(namespaces: dict, notebook: str, seed: int) -> float:
+    t = time.perf_counter()
+    with quiet():
+        for grade_id in NOTEBOOKS[notebook]:
+            run_cell(namespaces[notebook], grade_id, seed=seed)
+    return time.perf_counter() - t
+
+
+def reference_namespaces(intake) -> dict:
+    spaces = {}
+    for notebook in NOTEBOOKS:
+        ns: dict = {}
+        for cell in (c for c in intake.cells if c.notebook == notebook):
+            try:
+                exec(cell.source, ns)        # noqa: S102 - the instructor's own solutions
+            except Exception:  # noqa: BLE001 - a plotting or demo cell
+                pass
+        spaces[notebook] = ns
+    return spaces
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=40, help="workers timed (the four notebooks in turn)")
+    args = parser.parse_args()
+    limits, seed = Limits(), 1234
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = write_submission(ROOT / "release/ch04_attention", ROOT / "source/ch04_attention",
+                                  Path(tmp) / "submitted" / "bench" / "ch04_attention")
+        intake = intake_submission(folder, ROOT, "ch04_attention", "bench")
+    cells = {nb: [c for c in intake.cells if c.notebook == nb] for nb in NOTEBOOKS}
+    spaces = reference_namespaces(intake)
+    server = ForkServer()
+    samples, inproc = [], []
+    try:
+        for i in range(args.n + len(NOTEBOOKS)):
+            notebook = list(NOTEBOOKS)[i % len(NOTEBOOKS)]
+            steps = one_notebook(server, cells[notebook], notebook, limits, seed)
+            rubric = in_process(spaces, notebook, seed)
+            if i >= len(NOTEBOOKS):                     # the first round warms up
+                samples.append(steps)
+                inproc.append(rubric)
+    finally:
+        server.close()
+    fork = bare_fork(200)
+    report(samples, inproc, fork)
+
+
+def report(samples: list[dict], inproc: list[float], fork: float) -> None:
+    print("isolation layers:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
+    names = [k for k in samples[0] if k != "round trips of the rubric (count)"]
+    medians = {k: statistics.median(s[k] for s in samples) * 1e3 for k in names}
+    total = sum(medians.values())
+    print(f"\none notebook's worker, median of {len(samples)} (the four notebooks in turn):\n")
+    print(f"| step | median ms | share |\n| --- | --- | --- |")
+    for name in names:
+        print(f"| {name} | {medians[name]:.2f} | {medians[name] / total:.1%} |")
+    print(f"| **total for one notebook** | **{total:.2f}** | 100% |")
+    trips = statistics.median(s["round trips of the rubric (count)"] for s in samples)
+    rubric_in = statistics.median(inproc) * 1e3
+    print(f"\nrubric round trips per notebook (median): {trips:g}")
+    print(f"same checks in-process (no sandbox), per notebook: {rubric_in:.2f} ms")
+    print(f"bare fork + exit + wait of a process the fork server's size: {fork * 1e3:.2f} ms")
+    print(f"total / in-process rubric: {total / rubric_in:.1f}x; total / bare fork: {total / (fork * 1e3):.1f}x")
+
+
+if __name__ == "__main__":
+    main()
