@@ -3,22 +3,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..student import StudentError, call, to_array
+from ..student import StudentError, call_all, to_array
 from ._base import fail, mismatch, ok
 
 SIZES = (1, 2, 7, 64)
 HIDDEN_AT_MOST = -1e9   # -inf is the contract; a large finite negative such as -1e9 also hides a key
 
 
-def _mask(student, n):
-    raw = call(student, "causal_mask", n)
-    dtype = getattr(raw, "dtype", None)
-    return to_array(raw, f"causal_mask({n})"), dtype
+def _masks(student):
+    """(n, mask, its dtype) for each of SIZES in turn, all asked for in one round trip; a failed call
+    raises where the check reaches it, as a call made there would."""
+    for n, raw in zip(SIZES, call_all(student, "causal_mask", [(n,) for n in SIZES])):
+        if isinstance(raw, StudentError):
+            raise raw
+        yield n, to_array(raw, f"causal_mask({n})"), getattr(raw, "dtype", None)
 
 
 def shape_and_dtype(student, rng):
-    for n in SIZES:
-        m, dtype = _mask(student, n)
+    for n, m, dtype in _masks(student):
         if m.shape != (n, n):
             return fail(f"causal_mask({n}) has shape {m.shape}; it should be ({n}, {n}).")
         if dtype is None or np.dtype(dtype).kind != "f":
@@ -28,8 +30,7 @@ def shape_and_dtype(student, rng):
 
 
 def values(student, rng):
-    for n in SIZES:
-        m, dtype = _mask(student, n)
+    for n, m, dtype in _masks(student):
         if m.shape != (n, n):
             raise StudentError(f"causal_mask({n}) has shape {m.shape}; it should be ({n}, {n}).")
         above = np.triu(np.ones((n, n), dtype=bool), 1)
