@@ -1,4 +1,5 @@
 """The gradebook writer's cost: nbgrader's API without its server extensions, one commit per phase."""
+import json
 import subprocess
 import sys
 
@@ -22,7 +23,8 @@ def _commits(gb) -> list:
 
 def _scores(n: int) -> list[dict]:
     earned = {grade_id: float(sum(item.points for item in items)) for grade_id, items in RUBRIC.items()}
-    return [{"student": f"s{i:02d}", "review": i == 0, "submitted": "", "earned": earned} for i in range(n)]
+    return [{"student": f"s{i:02d}", "flags": {"ex1_attention": ["a reason"]} if i == 0 else {}, "submitted": "",
+             "earned": earned} for i in range(n)]
 
 
 def test_the_structure_and_a_class_of_scores_are_one_commit_each(tmp_path):
@@ -42,8 +44,8 @@ def test_the_structure_and_a_class_of_scores_are_one_commit_each(tmp_path):
         assert len(gb.students) == 12
         assert gb.find_submission("ch04_attention", "s03").score == sum(i.points for items in RUBRIC.values()
                                                                         for i in items)
-        assert all(g.needs_manual_grade for nb in gb.find_submission("ch04_attention", "s00").notebooks
-                   for g in nb.grades if g.max_score > 0)
+        assert all(g.needs_manual_grade == (nb.name == "ex1_attention")
+                   for nb in gb.find_submission("ch04_attention", "s00").notebooks for g in nb.grades if g.max_score > 0)
 
 
 def test_a_block_that_fails_leaves_the_gradebook_as_it_was(tmp_path):
@@ -66,3 +68,53 @@ def test_nbgrader_is_loaded_without_its_server_extensions():
             "      any(m.startswith(('jupyter_server', 'nbgrader.server_extensions')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.split() == ["Gradebook", "True", "False"]
+
+
+def test_scores_are_written_as_they_come(tmp_path):
+    """The writer records each student when the run sends it (the run streams them as records are
+    written), not once the whole class is in: when the second student arrives the first is recorded."""
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        with one_transaction(gb):
+            record_assignment(gb, ROOT, "ch04_attention")
+        seen = []
+
+        def stream():
+            for i, score in enumerate(_scores(3)):
+                if i:
+                    seen.append(gb.find_submission("ch04_attention", f"s{i - 1:02d}").score)
+                yield score
+        with one_transaction(gb):
+            lateness = write_scores(gb, "ch04_attention", stream(), LatePenalties(load_course(ROOT)))
+    assert len(seen) == 2 and all(score > 0 for score in seen) and sorted(lateness) == ["s00", "s01", "s02"]
+
+
+def test_the_writer_reads_a_stream_of_lines_and_lists(tmp_path):
+    import io
+    from autograder.gradebook.writer import Incoming
+    scores = _scores(3)
+    text = "".join(json.dumps(s) + "\n" for s in scores[:2]) + json.dumps(scores[2:])
+    incoming = Incoming(io.StringIO(text))
+    assert [s["student"] for s in incoming] == ["s00", "s01", "s02"] and incoming.received
+    assert list(empty := Incoming(io.StringIO(""))) == [] and not empty.received
+
+
+def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monkeypatch):
+    from autograder.gradebook.client import GradebookWriter
+    from autograder.run.batch import grade_batch
+    from batch_helpers import make_class
+    course = make_class(tmp_path, ["correct-1", "no-scaling", "mask-missing"])
+    events = []
+    real_send, real_finish = GradebookWriter.send, GradebookWriter.finish
+    monkeypatch.setattr(GradebookWriter, "send", lambda self, record, submitted="": (
+        events.append(("send", record.student_id, (tmp_path / "course/grading/records" /
+                                                   f"{record.student_id}.json").exists())),
+        real_send(self, record, submitted))[1])
+    monkeypatch.setattr(GradebookWriter, "finish", lambda self, records, submitted=None: (
+        events.append(("finish", sorted(r.student_id for r in records if r.student_id not in self.sent))),
+        real_finish(self, records, submitted))[1])
+    result = grade_batch(course=course, workers=1, progress=False)
+    assert not result.errors
+    assert sorted(events[:3]) == [("send", s, True) for s in ("correct-1", "mask-missing", "no-scaling")]
+    assert events[3:] == [("finish", [])]                 # nothing was left to send at the end

@@ -44,19 +44,35 @@ class GradebookWriter:
             args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      pass_fds=[lock.fd for lock in held], env=tool_env(), text=True)
+        self.sent: set[str] = set()
 
     def fds(self) -> list[int]:
         """The grader's ends of the writer's pipes: a process forked later must close them, or the
         writer never sees the end of its input."""
         return [f.fileno() for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if f and not f.closed]
 
+    def send(self, record: Record, submitted: str = "") -> None:
+        """One student's scores, as soon as the record is written: the writer records them while the rest
+        of the class is graded (``finish`` sends the others). A writer that died is reported by ``finish``."""
+        if record.student_id in self.sent or not _is_text(record.student_id):
+            return
+        try:
+            self.proc.stdin.write(json.dumps(_scores(record, submitted)) + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            return
+        self.sent.add(record.student_id)
+
     def finish(self, records: list[Record], submitted: dict[str, str] | None = None) -> dict[str, dict]:
-        """Send the scores (and each submission's time, nbgrader's format); return, per student, how
-        late nbgrader's gradebook says the work was and each notebook's late penalty."""
+        """Send the scores not sent yet (and each submission's time, nbgrader's format); return, per
+        student, how late nbgrader's gradebook says the work was and each notebook's late penalty."""
         submitted = submitted or {}
-        scores = [{"student": r.student_id, "submitted": submitted.get(r.student_id, ""),
-                   "earned": {g: c.earned for g, c in r.cells.items()}, "flags": review_flags(r)} for r in records]
-        out, err = self.proc.communicate(json.dumps(scores), timeout=600)
+        rest = [_scores(r, submitted.get(r.student_id, "")) for r in records if r.student_id not in self.sent]
+        try:
+            out, err = self.proc.communicate(json.dumps(rest) if rest else None, timeout=600)
+        except (OSError, ValueError):                 # the writer died while the class was graded
+            out, err = "", self.proc.stderr.read() if self.proc.stderr else ""
+            self.proc.wait()
         if self.proc.returncode != 0:
             raise OutputError(f"could not update the gradebook: {err.strip()[-800:]}")
         try:
@@ -69,3 +85,17 @@ class GradebookWriter:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+def _scores(record: Record, submitted: str) -> dict:
+    return {"student": record.student_id, "submitted": submitted,
+            "earned": {g: c.earned for g, c in record.cells.items()}, "flags": review_flags(record)}
+
+
+def _is_text(student_id: str) -> bool:
+    """Whether nbgrader's gradebook can hold the id (a folder name with bytes that are not UTF-8 cannot)."""
+    try:
+        student_id.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -19,7 +19,9 @@ import contextlib
 import importlib.util
 import json
 import os
+import queue
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -60,26 +62,21 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
                                             locked=bool(meta.get("locked")), checksum=checksum)
 
 
-def write_scores(gb, assignment: str, scores: list[dict], late: LatePenalties) -> dict:
-    """Scores and submission times as ``nbgrader autograde`` records them; then its late penalties."""
-    unfit = []
+def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True) -> dict:
+    """Scores and submission times as ``nbgrader autograde`` records them, each as it comes (``scores``
+    may be the run's stream); then its late penalties. Nothing is committed here (``one_transaction``)."""
+    unfit, students = [], []
     for s in scores:
-        submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
-        known = {grade.name for notebook in submission.notebooks for grade in notebook.grades}
-        unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in known]
-        for notebook in submission.notebooks:
-            reasons = (s.get("flags") or {}).get(notebook.name)
-            for grade in notebook.grades:
-                grade.auto_score = float(s["earned"].get(grade.name, 0))
-                grade.needs_manual_grade = bool(reasons) and grade.max_score > 0
-                if grade.auto_score > grade.max_score:
-                    unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
-                                 f"{grade.max_score:g}")
-            review_comment(notebook, reasons)
+        _write_score(gb, assignment, s, unfit)
+        students.append(s["student"])
+    if not students and not getattr(scores, "received", True):
+        raise Gone("it sent no scores")
     if unfit:
         raise SystemExit(_unfit_message(assignment, unfit))   # before any commit: nothing is written
     gb.db.commit()
-    lateness = {s["student"]: late.assign(gb, assignment, s["student"]) for s in scores}
+    lateness = {student: late.assign(gb, assignment, student) for student in dict.fromkeys(students)}
+    if not ours():
+        raise Gone("before the scores were written")
     gb.db.commit()
     return lateness
 
@@ -97,6 +94,52 @@ def review_comment(notebook, reasons: list[str] | None) -> None:
         text = text if len(text) <= MAX_COMMENT else text[:MAX_COMMENT - 1] + "\u2026"
     for comment in notebook.comments:
         comment.auto_comment = text
+
+
+def _write_score(gb, assignment: str, s: dict, unfit: list[str]) -> None:
+    submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
+    known = {grade.name for notebook in submission.notebooks for grade in notebook.grades}
+    unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in known]
+    for notebook in submission.notebooks:
+        reasons = (s.get("flags") or {}).get(notebook.name)
+        for grade in notebook.grades:
+            grade.auto_score = float(s["earned"].get(grade.name, 0))
+            grade.needs_manual_grade = bool(reasons) and grade.max_score > 0
+            if grade.auto_score > grade.max_score:
+                unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
+                             f"{grade.max_score:g}")
+        review_comment(notebook, reasons)
+
+
+class Gone(Exception):
+    """The run that started this writer is over (or sent nothing): nothing is written."""
+
+
+class Incoming:
+    """The run's scores, read from stdin by a thread from the writer's start, so the run never waits to
+    send one (a pipe holds 64 KiB) while nbgrader loads: one JSON object per line (one student) or a
+    JSON list of them, sent as each record is written; the end of stdin ends the class."""
+
+    def __init__(self, stream):
+        self.received = False                # anything at all, even an empty list
+        self.lines: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream) -> None:
+        try:
+            for line in stream:
+                self.lines.put(line)
+        finally:
+            self.lines.put(None)
+
+    def __iter__(self):
+        while (line := self.lines.get()) is not None:
+            if not line.strip():
+                continue
+            self.received = True
+            value = json.loads(line)
+            yield from value if isinstance(value, list) else [value]
 
 
 def _unfit_message(assignment: str, unfit: list[str]) -> str:
@@ -179,6 +222,7 @@ def main(argv=None) -> int:
     run = RunCheck(args.parent, args.lock_fd, args.lock)
     if not run.ours():
         return _gone("before start")
+    incoming = Incoming(sys.stdin)                       # scores may come while nbgrader loads
     warnings.filterwarnings("ignore", message=".*not in session.*")     # nbgrader's own add_submission
     # jsonschema (via nbformat) builds an IRI grammar at import when rfc3987-syntax is installed:
     # a second of start-up for a format check this process never uses. Mark it absent.
@@ -191,14 +235,11 @@ def main(argv=None) -> int:
             return _gone("while loading nbgrader")
         with one_transaction(gb):
             _record_structure(gb, Path(args.course), args.assignment)
-        raw = sys.stdin.read()
-        if not raw.strip():
-            return _gone("it sent no scores")
-        scores = json.loads(raw)
-        if not run.ours():
-            return _gone("before the scores were written")
-        with contextlib.redirect_stdout(sys.stderr), one_transaction(gb):   # stdout: only the answer
-            lateness = write_scores(gb, args.assignment, scores, LatePenalties(course))
+        try:
+            with contextlib.redirect_stdout(sys.stderr), one_transaction(gb):   # stdout: only the answer
+                lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), run.ours)
+        except Gone as gone:
+            return _gone(str(gone))
     print(json.dumps(lateness))
     return 0
 

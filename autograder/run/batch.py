@@ -236,7 +236,9 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if outputs else None
         run = _run_dask if scheduler else _run_local
         try:
-            run(todo, lambda rec: _finish(out, rec, bar, result.errors), course=course, assignment=assignment,
+            done = functools.partial(_finish, out, bar=bar, errors=result.errors, gradebook=gradebook, course=course,
+                                     assignment=assignment)
+            run(todo, done, course=course, assignment=assignment,
                 limits=limits, workers=workers, scheduler=scheduler, snapshot=secrets.token_hex(8),
                 autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
@@ -280,13 +282,20 @@ def _gradebook_url(course: Course, url: str | None) -> str:
     return resolve_db_url(url, Path.cwd()) if url else course.db_url
 
 
-def _finish(out: Path, record: Record, bar: Progress, errors: list[str]) -> None:
-    """Write one record; a write error (a full disk, say) is that student's, and the batch goes on."""
+def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], gradebook=None, course=None,
+            assignment: str = "") -> None:
+    """Write one record and send its scores to the gradebook writer (which records them while the rest is
+    graded); a write error (a full disk, say) is that student's, and the batch goes on."""
     try:
         with critical():                     # a stop signal waits until the record is whole
             write_record(out, record)
     except OutputError as exc:
         errors.append(f"record of {shown(record.student_id)}: {exc}")
+    else:
+        if gradebook is not None:
+            from ..gradebook.lateness import submission_times
+            times = submission_times(course, assignment, [record.student_id])
+            gradebook.send(record, times[record.student_id].text())
     errors += record.unwritten
     bar.advance(failed=record.needs_review)
 
