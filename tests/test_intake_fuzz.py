@@ -5,6 +5,7 @@ submission folder and takes it in. Intake must return, within a bounded time,
 an Intake whose messages are inert text; a surprise is damage, never an
 exception.
 """
+import codecs
 import json
 import os
 import shutil
@@ -142,3 +143,38 @@ TOKENS = ['"source": [', '"a"  ', '\\"', '\\\\', '"', '[', '{"a":', '"source": [
 def test_long_runs_of_one_token_stay_linear(runs):
     """Backtracking and quadratic scans show only on long inputs: runs of one token, a few MB."""
     _take_in(lambda p: p.write_text('{"cells": [{' + "".join(token * n for token, n in runs)))
+
+
+ENCODINGS = {"utf-8": lambda t: t.encode("utf-8"), "utf-8 with a mark": lambda t: codecs.BOM_UTF8 + t.encode("utf-8"),
+             "utf-16": lambda t: t.encode("utf-16"),
+             "utf-16-le with a mark": lambda t: codecs.BOM_UTF16_LE + t.encode("utf-16-le"),
+             "utf-16-be with a mark": lambda t: codecs.BOM_UTF16_BE + t.encode("utf-16-be")}
+
+
+def _seen(nb_text: str, encode) -> tuple:
+    """What the grader sees of the notebook ``nb_text`` saved with ``encode``: its cells, its problems (the
+    UTF-16 note aside), and the digest every integrity check compares."""
+    from autograder.intake.model import Intake
+    from autograder.intake.parse import digest, read_notebook
+    tmp = Path(tempfile.mkdtemp(prefix="fuzz-encoding-"))
+    try:
+        folder = tmp / "submitted" / "ann" / "ch04_attention"
+        folder.mkdir(parents=True)
+        (folder / f"{NB}.ipynb").write_bytes(encode(nb_text))
+        intake = intake_submission(folder / f"{NB}.ipynb", SOURCE.parents[1], "ch04_attention", "ann")
+        nb, _ = read_notebook(encode(nb_text), NB, Intake())
+        return ([(c.index, c.source) for c in intake.cells], intake.problems, nb is not None and digest(nb))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@FUZZ
+@given(st.sampled_from(sorted(ENCODINGS)), notebooks | st.builds(lambda: json.loads(REAL)),
+       st.text(st.characters(blacklist_categories=("Cs",)), max_size=30))
+def test_every_encoding_intake_accepts_is_the_same_notebook(encoding, nb, text):
+    """One decoded view: saved in any encoding intake accepts, a notebook gives the grader the same cells,
+    the same problems and the same digest (what copy detection compares) as in UTF-8."""
+    if isinstance(nb.get("cells"), list) and nb["cells"] and isinstance(nb["cells"][0], dict):
+        nb["cells"][0]["source"] = text                        # any text, astral planes included
+    nb_text = json.dumps(nb, ensure_ascii=False)
+    assert _seen(nb_text, ENCODINGS[encoding]) == _seen(nb_text, ENCODINGS["utf-8"])

@@ -314,7 +314,8 @@ def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=N
 
 
 def _gave_up(course: str, assignment: str, student: str) -> Record:
-    return failed_record(student, "A grading process died twice on this submission.", course=course,
+    return failed_record(student, "A grading process died twice on this submission, graded alone each time; the "
+                         "rest of the class was graded normally. An instructor must grade it by hand.", course=course,
                          assignment=assignment)
 
 
