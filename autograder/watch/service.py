@@ -109,6 +109,8 @@ class Service:
         for _, name, parts, found in sorted(ready, key=lambda r: (r[0], r[1])):
             self._handle(name, parts, found)
         self._collect()
+        if ready:
+            return 0.0                       # more may have arrived while these were graded: look again now
         return PENDING_SECONDS if self.pending or self.grader.busy else IDLE_SECONDS
 
     def _look(self, fd: int, names: list[str]) -> list[tuple]:
