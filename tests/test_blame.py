@@ -67,10 +67,10 @@ def test_a_class_with_a_grader_killer_is_graded_normally(tmp_path, monkeypatch):
     course = make_class(tmp_path, [], custom={s: {} for s in [*CLASS, "bomb"]})
     real = hardened.intake_submission
 
-    def intake(path, course, assignment, student_id):
+    def intake(path, course, assignment, student_id, *more, **options):
         if student_id == "bomb":
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(path, course, assignment, student_id)
+        return real(path, course, assignment, student_id, *more, **options)
     monkeypatch.setattr(hardened, "intake_submission", intake)
     result = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False, outputs=False)
     totals = {r.student_id: r.total for r in result.records}
