@@ -18,6 +18,7 @@ import numpy as np
 
 from .course.settings import find_course, load_course
 from .grading import run_cell
+from .records import earned
 from .seeds import student_seed
 
 
@@ -46,4 +47,4 @@ def grade_cell(grade_id: str, namespace: dict, student_id: str | None = None) ->
     for r in results:
         mark = "PASS" if r.passed else "FAIL"
         print(f"[{mark}] {r.check} ({r.points}/{r.max_points}): {r.message}")
-    return float(sum(r.points for r in results))
+    return float(earned(results))

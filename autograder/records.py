@@ -3,8 +3,9 @@
 A ``Record`` holds what was graded (the ``CheckResult`` of every check that
 ran) and what happened around it (integrity problems, the student's errors and
 output). Every total and maximum -- per cell, notebook, category and overall --
-is computed from the checks by the properties below, and every output reads
-them; nothing else adds points up.
+is computed from the checks here (the properties below and ``earned``, which
+the hidden-test cells' ``grade_cell`` uses too), and every output reads them;
+nothing else adds points up.
 
 On disk a record is one JSON file per student, written atomically: a write
 goes to a temporary file in the same folder, is flushed to disk, then renamed
@@ -101,7 +102,7 @@ class Record:
 
     @cached_property
     def total(self) -> int:
-        return sum(c.points for c in self.checks)
+        return earned(self.checks)
 
     @cached_property
     def max_total(self) -> int:
@@ -170,6 +171,11 @@ class Record:
     @classmethod
     def from_json(cls, text: str) -> Record:
         return cls.from_dict(json.loads(text))
+
+
+def earned(checks) -> int:
+    """The points some checks earned: a record's total, or one grade cell's (``notebook.grade_cell``)."""
+    return sum(c.points for c in checks)
 
 
 def _sum_by(checks, key) -> dict[str, Score]:

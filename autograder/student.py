@@ -134,7 +134,7 @@ def _capture(fn):
         return exc
 
 
-def shown(value) -> str:
+def as_returned(value) -> str:
     """A short text for a value as the student returned it: ``8`` for an int, not ``array(8)``.
 
     (A number that came back through the sandbox arrives as a 0-d array; it is shown as the number.)
@@ -147,7 +147,7 @@ def shown(value) -> str:
         with np.printoptions(precision=4, threshold=20, edgeitems=2):
             return _short(np.array2string(value, separator=", "))
     if isinstance(value, (tuple, list)):
-        parts = ", ".join(shown(v) for v in list(value)[:4]) + (", ..." if len(value) > 4 else "")
+        parts = ", ".join(as_returned(v) for v in list(value)[:4]) + (", ..." if len(value) > 4 else "")
         return f"({parts}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{parts}]"
     return _short(repr(value))
 
@@ -176,7 +176,7 @@ def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:
                            "forget to `return` them?")
     if not isinstance(value, (tuple, list)):
         raise StudentError(f"`{name}` should return a pair (output, weights); got {a_kind(value)}, "
-                           f"{shown(value)}")
+                           f"{as_returned(value)}")
     if len(value) != 2:
         raise StudentError(f"`{name}` should return a pair (output, weights); got {len(value)} values")
     return to_array(value[0], f"the output of `{name}`"), to_array(value[1], f"the weights of `{name}`")
@@ -195,12 +195,12 @@ def to_int(value, what: str) -> int:
     if value is None:
         raise StudentError(f"{what} is None: did the function forget to `return` its result?")
     if isinstance(value, (bool, np.bool_)):
-        raise StudentError(f"{what} is {shown(value)}, a truth value; return a whole number")
+        raise StudentError(f"{what} is {as_returned(value)}, a truth value; return a whole number")
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
         return int(value.item())                 # an integer through the sandbox: exact, whatever its size
     arr = to_array(value, what)
     if arr.shape != () or not np.isfinite(arr) or arr != np.round(arr):
-        raise StudentError(f"{what} should be a whole number; got {shown(value)}")
+        raise StudentError(f"{what} should be a whole number; got {as_returned(value)}")
     return int(round(float(arr)))

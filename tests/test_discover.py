@@ -7,7 +7,8 @@ import stat
 
 import pytest
 
-from autograder.run.batch import discover, grade_batch, grade_one
+from autograder.course.submissions import discover
+from autograder.run.batch import grade_batch, grade_one
 from batch_helpers import gradebook_in, make_class, read_csv
 
 ASSIGNMENT = "ch04_attention"

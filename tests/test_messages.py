@@ -5,7 +5,7 @@ import pytest
 
 import autograder
 from autograder.misconceptions.localise import localise
-from autograder.student import shown
+from autograder.student import as_returned
 from fixtures.impl import correct_plain as C
 
 
@@ -44,7 +44,7 @@ def _diag_masked(Q, K, V):
 @pytest.mark.parametrize("value, text", [(np.array(8), "8"), (np.int64(8), "8"), (8, "8"), (2.5e-07, "2.5e-07"),
                                          (np.array(1.5), "1.5"), ((1, np.array(2)), "(1, 2)"), (None, "None")])
 def test_values_are_shown_as_returned(value, text):
-    assert shown(value) == text
+    assert as_returned(value) == text
 
 
 def test_a_returned_number_is_not_shown_as_an_array():

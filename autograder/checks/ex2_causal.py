@@ -5,7 +5,7 @@ import numpy as np
 
 import solutions as S
 
-from ..student import shown
+from ..student import as_returned
 from ..tolerance import close, same_values
 from . import _attention as A
 from ._base import fail, mismatch, normal, ok, pick_sizes
@@ -70,5 +70,5 @@ def no_nan_single_token(student, rng):
                             "scores are all -inf has no softmax (is the diagonal masked?).")
         if n == 1 and not (close(w, np.ones((1, 1))) and close(out, V)):
             return fail(f"With a single position the weights should be [[1]] and the output equal to V; "
-                        f"got weights {shown(w)} and output {shown(out)}.")
+                        f"got weights {as_returned(w)} and output {as_returned(out)}.")
     return ok()

@@ -7,7 +7,7 @@ import numpy as np
 
 import solutions as S
 
-from ..student import StudentError, call, call_all, shown, to_int
+from ..student import StudentError, as_returned, call, call_all, to_int
 from ._base import Outcome, fail, mismatch, ok
 from ._counts import number, slip_and_stage
 
@@ -48,15 +48,15 @@ def attention_bytes_measured(student, rng):
     raw16 = call(student, "attention_memory_bytes", n, 2)
     fp16 = _count(student, n, 2, raw16)
     if fp16 == 0:
-        return fail(f"attention_memory_bytes({n}, 2) = {shown(raw16)}: a ({n}, {n}) float16 array takes "
+        return fail(f"attention_memory_bytes({n}, 2) = {as_returned(raw16)}: a ({n}, {n}) float16 array takes "
                     f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 cannot follow `dtype_bytes`.")
     for b, dtype in DTYPES.items():
         raw = call(student, "attention_memory_bytes", n, b)
         if not _proportional(_count(student, n, b, raw) * 2, fp16 * b):
             measured = np.empty((n, n), dtype=dtype).nbytes
             return mismatch(student, "attention_memory_bytes", (n, b), raw,
-                            f"attention_memory_bytes({n}, {b}) = {shown(raw)} and attention_memory_bytes({n}, 2) "
-                            f"= {shown(raw16)}, but a ({n}, {n}) array of {np.dtype(dtype).name} takes "
+                            f"attention_memory_bytes({n}, {b}) = {as_returned(raw)} and attention_memory_bytes({n}, 2) "
+                            f"= {as_returned(raw16)}, but a ({n}, {n}) array of {np.dtype(dtype).name} takes "
                             f"{measured} bytes (its .nbytes): {b} byte(s) per value against float16's 2, and the count "
                             "should follow dtype_bytes the same way.")
     return ok()
@@ -100,7 +100,7 @@ def _exact(student, name, reference, cases):
         if got != want:
             if slip:
                 return Outcome(False, slip, stage=stage)
-            return mismatch(student, name, args, raw, f"{name}{args} = {shown(raw)}; {EXPECTED[name]}")
+            return mismatch(student, name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
     return ok()
 
 

@@ -1,4 +1,4 @@
-"""How late a submission was and what it cost, as nbgrader's gradebook says (see outputs.latepenalties).
+"""How late a submission was and what it cost, as nbgrader's gradebook says (see ``latepenalties``).
 
 A ``Lateness`` is decided when the outputs are written, not when a submission is graded, so a due date
 or an extension set later takes effect on the next ``grade --resume`` without regrading. The score of

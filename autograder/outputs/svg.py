@@ -36,7 +36,7 @@ def color(v) -> str:
     return "#" + "".join(f"{round(a[k] + (b[k] - a[k]) * t):02x}" for k in range(3))
 
 
-def shown(v) -> str:
+def number_label(v) -> str:
     v = number(v)
     return "NaN" if math.isnan(v) else f"{v:.4g}"
 
@@ -71,7 +71,7 @@ def _grid(rows, x0: float, y0: float, cell: float, name: str) -> list[str]:
     for i, row in enumerate(rows):
         for j, v in enumerate(row):
             out.append(_rect(x0 + j * cell, y0 + i * cell, cell, cell, color(v),
-                             f"row {i}, column {j}: {shown(v)}"))
+                             f"row {i}, column {j}: {number_label(v)}"))
     return out
 
 

@@ -5,14 +5,14 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from ..course.settings import load_course
+from ..course.settings import Course, load_course
 from ..gradebook.lateness import Lateness, submission_times
 from ..inert import shown
 from ..records import OutputError, Record
 
 
 def write_outputs(out: Path, records: list[Record], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None, gradebook=None) -> list[str]:
+                  gradebook_url: str | None = None, gradebook=None, settings: Course | None = None) -> list[str]:
     """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
     for ``gradebook_url``, by default the course's own gradebook).
 
@@ -24,7 +24,7 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     from ..gradebook.client import GradebookWriter
     from .report import write_report
     records = sorted(records, key=lambda r: r.student_id)
-    settings = load_course(course)
+    settings = settings or load_course(course)             # a batch passes the settings it read
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, errors = _lateness(gradebook, records, settings.root, assignment)
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]

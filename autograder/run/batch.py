@@ -5,7 +5,7 @@ process pool or on a Dask distributed cluster (the same function either way);
 each process keeps one sandbox fork server. Every finished record is written
 atomically at once, so a killed batch resumes where it stopped. A run holds
 its output folder's lock from start to end; every process it starts ends
-with it (see ``autograder.run.lifecycle``).
+with it (see ``autograder.run.lifecycle``). Who handed in is for ``course.submissions`` to say.
 """
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import atexit
 import functools
 import os
 import secrets
-import stat
 import threading
 import traceback
 from contextlib import contextmanager
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course.settings import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
+from ..course.submissions import discover, not_a_folder, stray_entries
 from ..gradebook.client import GradebookWriter
 from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
@@ -133,55 +133,6 @@ class BatchResult:
     regraded: list[str] = field(default_factory=list)   # records graded by an older rubric, notebooks or version
 
 
-def not_a_folder(path: Path) -> str | None:
-    """What ``path`` is when it is not a folder (nor a link to one), e.g. "a FIFO"; None for a folder.
-    Only stat is used: a FIFO or socket is never opened."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"unreadable ({exc.strerror})"
-    if stat.S_ISDIR(st.st_mode):
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        try:
-            target = os.stat(path)
-        except OSError:
-            return "a link that points nowhere"
-        return None if stat.S_ISDIR(target.st_mode) else "a link to something that is not a folder"
-    return _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file or folder")
-
-
-_KINDS = {stat.S_IFREG: "a plain file", stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket",
-          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device"}
-
-
-def stray_entries(root: Path) -> list[str]:
-    """A note for each entry of submitted/ that is not a student folder (a FIFO, a file, ...): not graded."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
-    return [f"submitted/{shown(n)[1:-1]} is {odd}, not a student folder; it was not graded"
-            for n in names if (odd := not_a_folder(root / n))]
-
-
-def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
-    """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
-    that is not a folder is graded as a record for review (``grade_one``), never left out."""
-    root = course / "submitted"
-    found = sorted(p.name for p in root.iterdir() if p.is_dir() and os.path.lexists(p / assignment)) if root.is_dir() else []
-    if not found:
-        raise ValueError(f"no submissions found: expected folders {root}/<student>/{assignment}/ "
-                         f"(nbgrader's layout: `nbgrader collect {assignment}` in the course folder puts them "
-                         "there, or copy each student's notebooks there); check --course and --assignment")
-    if only:
-        missing = sorted(set(only) - set(found))
-        if missing:
-            raise ValueError(f"no submission folder for {', '.join(missing)} under {root}/<student>/{assignment}")
-        found = [s for s in found if s in only]
-    return found
-
-
 class BatchStopped(Stop):
     """A signal stopped the batch: ``done`` of ``total`` records are complete in ``out``."""
 
@@ -246,7 +197,7 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
             if outputs:
                 from ..outputs.write import write_outputs
                 result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
-                                               gradebook=gradebook)
+                                               gradebook=gradebook, settings=settings)
         except BaseException:
             if gradebook:
                 gradebook.abandon()
