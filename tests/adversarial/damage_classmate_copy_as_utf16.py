@@ -4,6 +4,7 @@ Stopped by intake: copies are decided on the decoded notebook that is graded (pa
 parse.digest), not on raw bytes (rule 2: one truth for every byte). Graded, flagged on both.
 """
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'honest_right', 'review': True}
 
 

@@ -1,5 +1,6 @@
 """Replaces a notebook with JSON nested a million levels deep (Python's parser would recurse until it crashed)."""
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

@@ -1,5 +1,6 @@
 """Replaces a wrong notebook with a link to a classmate's right one, to be graded on their work."""
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

@@ -1,5 +1,6 @@
 """Submits a named pipe in place of a notebook: reading it would block the grader (and the class) forever."""
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

@@ -1,5 +1,6 @@
 """Submits a folder named like the notebook."""
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

@@ -1,6 +1,7 @@
 """Deletes a hidden-test cell."""
 from adversarial import edit
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 

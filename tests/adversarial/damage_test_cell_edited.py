@@ -1,6 +1,7 @@
 """Replaces a visible test cell with a print of success."""
 from adversarial import edit
 KIND = "damage"
+LAYER = 'intake'   # what must stop it: a row of the README's layer tables
 
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 

@@ -1,5 +1,6 @@
 """Allocates 50 GB."""
 KIND = "disruption"
+LAYER = 'rlimits'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'honest_right', 'review': False}
 TARGET = "cell"
 CODE = r"""

@@ -1,5 +1,6 @@
 """Calls os._exit(), ending its process."""
 KIND = "disruption"
+LAYER = 'a worker process per notebook'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'honest_right', 'review': True}
 TARGET = "cell"
 CODE = r"""

@@ -1,5 +1,6 @@
 """Sleeps forever."""
 KIND = "disruption"
+LAYER = 'wall-clock limits'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'honest_right', 'review': True}
 TARGET = "cell"
 CODE = r"""

@@ -1,5 +1,6 @@
 """Writes a file in /tmp, outside its working directory."""
 KIND = "probe"
+LAYER = 'mount namespace with one tmpfs'   # what must stop it: a row of the README's layer tables
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""
