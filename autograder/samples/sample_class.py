@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 
 from ..course import resources
+from ..course.notebooks import nbgrader_meta
 from ..course.settings import DEFAULT_ASSIGNMENT
 from ..assignment import FUNCTIONS
 from .synthetic import write_submission
@@ -64,7 +65,7 @@ def _damage_edited_tests(folder: Path) -> None:
     path = folder / "ex2_causal_mask.ipynb"
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "ex2_causal_visible":
+        if nbgrader_meta(cell).get("grade_id") == "ex2_causal_visible":
             cell.source = "print('all tests passed')"
     nbformat.write(nb, path)
 
@@ -78,8 +79,8 @@ def _damage_points(folder: Path) -> None:
     path = folder / "ex1_attention.ipynb"
     data = json.loads(path.read_text())
     for cell in data["cells"]:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ex1_attention":
-            cell["metadata"]["nbgrader"]["points"] = 500
+        if nbgrader_meta(cell).get("grade_id") == "ex1_attention":
+            nbgrader_meta(cell)["points"] = 500
     path.write_text(json.dumps(data))
 
 

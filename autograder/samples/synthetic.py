@@ -12,14 +12,11 @@ from pathlib import Path
 
 import nbformat
 
+from ..course.notebooks import nbgrader_meta
 from ..inert import visible_bytes
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 _DEF = re.compile(r"^def (\w+)\(", re.M)
-
-
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
 
 
 def strip_markers(source: str) -> str:
@@ -31,8 +28,8 @@ def reference_answers(source_dir: Path) -> dict[str, dict[str, str]]:
     answers = {}
     for path in sorted(Path(source_dir).glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        answers[path.stem] = {_nbgrader(c)["grade_id"]: strip_markers(c.source)
-                              for c in nb.cells if _nbgrader(c).get("solution")}
+        answers[path.stem] = {nbgrader_meta(c)["grade_id"]: strip_markers(c.source)
+                              for c in nb.cells if nbgrader_meta(c).get("solution")}
     return answers
 
 
@@ -48,8 +45,8 @@ def fill_notebook(release_nb, answers: dict[str, str], overrides: dict[str, str]
     nb = nbformat.from_dict(release_nb)
     filled = filled_answers(answers, overrides)
     for cell in nb.cells:
-        grade_id = _nbgrader(cell).get("grade_id")
-        if _nbgrader(cell).get("solution") and grade_id in filled:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if nbgrader_meta(cell).get("solution") and grade_id in filled:
             cell.source = filled[grade_id]
     return nb
 
