@@ -129,6 +129,7 @@ def test_an_unreadable_timestamp_is_a_note_not_a_penalty():
     assert "timestamp.txt is empty" in feedback_html(record, note)
 
 
+@pytest.mark.slow
 def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
     from autograder.gradebook.latepenalties import check_plugin
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Nope'\n")
@@ -141,6 +142,7 @@ def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
     check_plugin(_course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n"))      # loads: no error
 
 
+@pytest.mark.slow
 def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(tmp_path):
     from autograder.run.batch import grade_batch
     from batch_helpers import make_class

@@ -105,6 +105,7 @@ def _normalise(path):
     return cells
 
 
+@pytest.mark.slow
 def test_release_in_sync_with_source(tmp_path):
     fresh = generate_release(ROOT, dest=tmp_path / "release")
     for name in NOTEBOOKS:
