@@ -58,13 +58,42 @@ def _short(text: str) -> str:
 
 def call(student, name: str, *args, **kwargs):
     """Call the student's ``name`` with copies of the inputs (so it cannot alter ours)."""
+    return _call(student, name, _copies(args), kwargs)
+
+
+def call_watching(student, name: str, *args) -> tuple:
+    """(value, positions of the array arguments the function changed in place). The function gets copies;
+    in the sandbox the worker sends them back after the call (plain arrays, compared here)."""
+    echo = getattr(student, "call_echo", None)
+    if echo is not None and student.get(name) is not None:
+        value, after = echo(name, _copies(args))
+        if isinstance(value, StudentRaised):
+            value = _raised(name, value, getattr(student, "notebook", None))
+        if isinstance(value, Exception):
+            raise value
+        return value, _changed(args, after)
+    copies = _copies(args)
+    return _call(student, name, copies, {}), _changed(args, copies)
+
+
+def _copies(args: tuple) -> tuple:
+    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _changed(before: tuple, after) -> list[int]:
+    if not isinstance(after, (tuple, list)) or len(after) != len(before):
+        return []                                 # nothing came back: nothing is claimed
+    return [i for i, (a, b) in enumerate(zip(before, after)) if isinstance(a, np.ndarray)
+            and not (isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=True))]
+
+
+def _call(student, name: str, args: tuple, kwargs: dict):
     fn = student.get(name) if hasattr(student, "get") else None
     notebook = getattr(student, "notebook", None)
     if fn is None or not callable(fn):
         where = f" in {notebook}.ipynb" if notebook else ""
         raise StudentError(f"`{name}` is not defined{where}: write the function `{name}` in its exercise "
                            "cell and run that cell.")
-    args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
     try:
         return fn(*args, **kwargs)
     except StudentError:

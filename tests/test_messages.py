@@ -190,7 +190,7 @@ def test_a_softmax_error_is_restated_with_the_call_input_shape():
     failed = _failed(softmax=bad)
     message = failed["ex1_softmax", "any_axis"].message
     assert message.startswith("`softmax` raised ValueError: matmul")
-    assert "Called with x of shape (" in message and "and axis=0, it should return an array of shape" in message
+    assert "Called with x of shape (" in message and "and axis=-1, it should return an array of shape" in message
     assert "slices along the last axis" in failed["ex1_softmax", "rows_sum_to_one"].message
 
 
@@ -236,3 +236,51 @@ def test_a_unit_is_named_only_when_it_reproduces_several_answers():
     assert count_slip("attention_memory_bytes", cases, [0, 0, 128], exact) is None        # one answer is no proof
     assert "KiB" in count_slip("attention_memory_bytes", cases + [(1000, 2)], [0, 0, 128, 1953], exact + [2000000])
     assert count_slip("attention_memory_bytes", cases + [(1000, 2)], [0, 0, 128, 1954], exact + [2000000]) is None
+
+
+# --- checks that catch state -----------------------------------------------------------------------
+
+def test_a_cached_mask_changed_in_place_is_told_about_state_not_about_masking():
+    import functools
+
+    @functools.lru_cache(maxsize=None)
+    def mask(n):
+        return np.triu(np.full((n, n), -np.inf), 1)
+
+    def causal(Q, K, V):
+        m = mask(len(Q))
+        m += Q @ K.T / np.sqrt(Q.shape[1])
+        w = C.softmax(m)
+        return w @ V, w
+    failed = _failed(causal_mask=mask, causal_attention=causal)
+    assert set(failed) == {("ex2_causal", "matches_engine")}
+    message = failed["ex2_causal", "matches_engine"].message
+    assert "changes between identical calls" in message and "lru_cache" in message
+    assert "before the softmax" not in message and failed["ex2_causal", "matches_engine"].diagnosis is None
+
+
+def test_each_function_is_asked_twice_with_the_same_arguments():
+    calls = {"n": 0}
+
+    def counting(n, dtype_bytes=2):
+        calls["n"] += 1
+        return n * n * dtype_bytes + (calls["n"] > 8)            # right until its ninth call
+    message = _failed(attention_memory_bytes=counting)["ex3_memory", "attention_bytes_exact"].message
+    assert message.startswith("attention_memory_bytes(1, 2) = 2 the first time and 3 when called again")
+
+    def drifting(n, state={"k": 0}):                               # noqa: B006 - state, on purpose
+        state["k"] += 1
+        return np.triu(np.full((n, n), -np.inf if state["k"] % 2 else -1e10), 1)   # hides either way
+    message = _failed(causal_mask=drifting)["ex2_mask", "values"].message
+    assert "causal_mask(7) returned another array when called again with the same n" in message
+
+
+def test_an_input_changed_in_place_costs_the_value_check_only():
+    def scales_q_in_place(Q, K, V):
+        Q /= np.sqrt(Q.shape[-1])
+        w = C.softmax(Q @ K.T)
+        return w @ V, w
+    failed = _failed(cross_attention=scales_q_in_place)
+    assert set(failed) == {("ex4_cross", "matches_engine")}
+    assert failed["ex4_cross", "matches_engine"].message.startswith(
+        "`cross_attention` changes its argument `Q` in place: after the call the caller's array holds other values")

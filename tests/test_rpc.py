@@ -127,3 +127,18 @@ def test_complex_results_are_refused_with_what_to_return():
     reply, payload = encode_results([("ok", np.ones(2, complex))], 1 << 20)
     outcome = decode_many(reply, payload, 1)[0]
     assert outcome[0] == "refused" and "complex" in outcome[2] and "real numbers" in outcome[2]
+
+
+def test_an_echoed_call_sends_its_arguments_back_as_they_are_after_it():
+    """What lets the grader see an argument changed in place in the sandbox: plain arrays, compared there."""
+    from autograder.sandbox.convert import encode_calls
+    from autograder.sandbox.worker import _call_many_fn
+
+    def scales_in_place(x, k):
+        x *= k
+        return x.sum()
+    encoded, payload = encode_calls([((np.ones(3), 2.0), {})])
+    out = list(_call_many_fn(scales_in_place, [{**encoded[0], "echo": True}], payload, {}))
+    assert out[0] == ("ok", 6.0) and out[1][0] == "ok"
+    assert out[1][1][0].tolist() == [2.0, 2.0, 2.0] and out[1][1][1] == 2.0
+    assert len(list(_call_many_fn(scales_in_place, encoded, payload, {}))) == 1     # no echo unless asked

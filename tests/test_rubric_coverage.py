@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import autograder
+import solutions
 from autograder.rubric import RUBRIC, max_total
 from test_rubric_diagnosis import CORRECT, WRONG, _load, _record
 
@@ -97,3 +98,49 @@ def test_readme_documents_every_check_with_its_points():
         if len(cells) == 4 and cells[0].startswith("`ex") and "." in cells[0]:
             rows[cells[0].strip("`")] = int(cells[1])
     assert rows == {f"{g}.{item.name}": item.points for g, items in RUBRIC.items() for item in items}
+
+
+# --- no credit for doing nothing -----------------------------------------------------------------
+
+def _zeros_namespace() -> dict:
+    pair = lambda Q, K, V: (np.zeros((len(Q), V.shape[1])), np.zeros((len(Q), len(K))))   # noqa: E731
+    return {"softmax": lambda x, axis=-1: np.zeros(np.shape(x)), "scaled_dot_product_attention": pair,
+            "causal_mask": lambda n: np.zeros((n, n)), "causal_attention": pair, "cross_attention": pair,
+            "attention_memory_bytes": lambda n, dtype_bytes=2: 0,
+            "ffn_memory_bytes": lambda n, d_model, dtype_bytes=2, expansion=4: 0,
+            "crossover_length": lambda d_model, dtype_bytes=2, expansion=4: 0}
+
+
+SHAPE_CHECKS = {("ex1_attention", "shapes"), ("ex2_mask", "shape_and_dtype"), ("ex4_cross", "shapes")}
+
+
+def test_zeros_of_the_right_shapes_earn_the_shape_points_and_nothing_more():
+    """It earned 8/28: any_axis, both stability checks, no_future_leakage and attention_bytes_measured
+    passed on constant output."""
+    record = autograder.grade_namespace(_zeros_namespace(), "zeros")
+    assert {(c.grade_id, c.check) for c in record.checks if c.passed} == SHAPE_CHECKS
+    assert record.total == 3
+
+
+@pytest.mark.parametrize("fill", [0.5, 1.0])
+def test_constant_output_earns_the_shape_points_and_nothing_more(fill):
+    const = lambda Q, K, V: (np.full((len(Q), V.shape[1]), fill), np.full((len(Q), len(K)), 1 / len(K)))  # noqa: E731
+    ns = {**_zeros_namespace(), "softmax": lambda x, axis=-1: np.ones(np.shape(x)) / np.shape(x)[axis],
+          "scaled_dot_product_attention": const, "causal_attention": const, "cross_attention": const,
+          "attention_memory_bytes": lambda n, dtype_bytes=2: 7}
+    record = autograder.grade_namespace(ns, "constant")
+    assert {(c.grade_id, c.check) for c in record.checks if c.passed} == SHAPE_CHECKS
+    failed = {(c.grade_id, c.check): c.message for c in record.checks if not c.passed}
+    for key in [("ex1_softmax", "any_axis"), ("ex1_softmax", "stable_for_large_inputs"),
+                ("ex1_attention", "rows_sum_to_one"), ("ex1_attention", "stable_for_large_scores"),
+                ("ex2_causal", "no_future_leakage"), ("ex4_cross", "no_causal_mask")]:
+        assert "for different inputs" in failed[key] and "earns nothing" in failed[key], (key, failed[key])
+
+
+def test_a_wrong_formula_that_computes_is_still_charged_once():
+    """Not computing is a verdict on constant output only: unscaled scores lose the value checks alone."""
+    unscaled = lambda Q, K, V: (lambda w: (w @ V, w))(solutions.softmax(Q @ K.T))   # noqa: E731
+    ns = {**{k: getattr(solutions, k) for k in _zeros_namespace()}, "scaled_dot_product_attention": unscaled}
+    record = autograder.grade_namespace(ns, "unscaled")
+    assert [(c.grade_id, c.check) for c in record.checks if not c.passed] == [
+        ("ex1_attention", "weights_and_output_match")]

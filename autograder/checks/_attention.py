@@ -3,6 +3,9 @@
 Each check charges its own property once: the shapes, the values, the rows'
 normalisation, stability on large scores. A mistake that one check owns does not
 fail the others (transposed weights cost the shapes and values, not the row sums).
+The value check also owns state (``_state.py``): it calls the function with its inputs,
+with other values of the same shapes and with its inputs again. The property checks
+earn nothing from a function that computes nothing from its inputs.
 """
 from __future__ import annotations
 
@@ -10,7 +13,8 @@ import numpy as np
 
 from ..student import StudentError, call, to_pair
 from ..tolerance import close
-from ._base import mismatch, normal, ok, pick_sizes
+from ._base import fail, mismatch, normal, ok, pick_sizes
+from ._state import attends, mutation_problem, nothing_computed, repeat, state_problem
 
 
 def case(rng, *, square: bool = False):
@@ -45,22 +49,38 @@ def shapes(student, name, Q, K, V):
                     f"{want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and {w.shape}.")
 
 
-def matches(student, name, reference, Q, K, V):
-    """Weights and output equal the engine's."""
-    out, w = run(student, name, Q, K, V)
-    want_out, want_w = reference(Q, K, V)
-    if close(w, want_w) and close(out, want_out):
-        return ok()
-    what = "weights differ" if not close(w, want_w) else "output differs"
-    return mismatch(student, name, (Q, K, V), (out, w), f"The {what} from the expected values.",
-                    student_weights=w if w.ndim == 2 else [], expected_weights=want_w)
+def matches(student, name, reference, Q, K, V, rng):
+    """Weights and output equal the engine's, on two inputs of the same shapes and on the first again,
+    and the inputs are left as they were."""
+    second = tuple(normal(rng, *a.shape) for a in (Q, K, V))
+    r = repeat(student, name, lambda raw: to_pair(raw, name), (Q, K, V), second)
+    want, want_second = reference(Q, K, V), reference(*second)
+    problem = state_problem(name, r, want, want_second, "Q, K and V", "output and weights")
+    if problem:
+        return fail(problem, student_weights=_plot(r.first[1]))
+    for args, (out, w), (want_out, want_w) in (((Q, K, V), r.first, want), (second, r.second, want_second)):
+        if not (close(w, want_w) and close(out, want_out)):
+            what = "weights differ" if not close(w, want_w) else "output differs"
+            return mismatch(student, name, args, (out, w), f"The {what} from the expected values.",
+                            student_weights=_plot(w), expected_weights=want_w)
+    problem = mutation_problem(name, r.changed)
+    return fail(problem) if problem else ok()
 
 
-def rows_sum_to_one(student, name, Q, K, V):
+def _plot(w):
+    return w if w.ndim == 2 else []
+
+
+def rows_sum_to_one(student, name, reference, Q, K, V, rng, *, square: bool = False):
     """Each query's weights over the keys are non-negative and sum to 1 (a transposed layout is the
     shapes check's to charge, so the keys' axis is found by its length; the message then speaks of
-    the columns the student returned, not of a transposed copy)."""
+    the columns the student returned, not of a transposed copy); weights that do not depend on the
+    inputs earn nothing."""
     out, w = run(student, name, Q, K, V)
+    nothing = computes_nothing(student, name, reference, (Q, K, V), (out, w), rng, "rows that sum to 1",
+                               square=square)
+    if nothing:
+        return nothing
     found = _query_rows(w, len(Q), len(K), "the weights")
     found = _query_rows(out, len(Q), len(K), "the first array returned") if found is None else found  # swapped
     if found is None:
@@ -70,6 +90,15 @@ def rows_sum_to_one(student, name, Q, K, V):
     if problem is None:
         return ok()
     return mismatch(student, name, (Q, K, V), (out, w), problem, locate=False, student_weights=w)
+
+
+def computes_nothing(student, name, reference, case, pair, rng, judged: str, *, part: int = 1,
+                     square: bool = False):
+    """None when the function computes its answer (``part``: 0 output, 1 weights) from its inputs at all;
+    else the failure that says it does not, before any property is judged on it."""
+    if attends(student, name, reference, case, pair, part, rng, run, square=square):
+        return None
+    return fail(nothing_computed(name, ("output", "weights")[part], judged), student_weights=_plot(pair[1]))
 
 
 def _query_rows(w, n_q, n_k, what):
@@ -103,16 +132,19 @@ def row_problem(w, what: str = "the weights", transposed: bool = False) -> str |
     return f"Row {i} of {what} sums to {sums[i]:.3g}; every row should sum to 1."
 
 
-def stable(student, name, reference, Q, K, V, factor=300.0):
+def stable(student, name, reference, Q, K, V, rng, factor=300.0, *, square: bool = False):
     """Scores about ``factor**2`` times larger still give the right, finite answer. A mistake that already
-    shows on ordinary inputs is the value check's to charge; here only overflow and large-input errors count."""
+    shows on ordinary inputs is the value check's to charge; here only overflow and large-input errors count,
+    and weights that do not depend on the inputs earn nothing."""
     with np.errstate(all="ignore"):
         out, w = run(student, name, Q * factor, K * factor, V)
     finite = bool(np.all(np.isfinite(out)) and np.all(np.isfinite(w)))
     if finite and _right(reference, (out, w), Q * factor, K * factor, V):
         return ok()
-    if finite and not _right(reference, run(student, name, Q, K, V), Q, K, V):
-        return ok("ok (the values are charged by the value check)")
+    ordinary = run(student, name, Q, K, V) if finite else None
+    if finite and not _right(reference, ordinary, Q, K, V):
+        nothing = computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square)
+        return nothing or ok("ok (the values are charged by the value check)")
     what = "gives NaN or inf: exp() overflows" if not finite else "gives wrong values"
     return mismatch(student, name, (Q * factor, K * factor, V), (out, w),
                     f"With scores in the thousands the function {what}, although it is right on ordinary inputs.")

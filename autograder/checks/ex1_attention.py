@@ -13,12 +13,12 @@ def shapes(student, rng):
 
 
 def weights_and_output_match(student, rng):
-    return A.matches(student, NAME, S.scaled_dot_product_attention, *A.case(rng))
+    return A.matches(student, NAME, S.scaled_dot_product_attention, *A.case(rng), rng)
 
 
 def rows_sum_to_one(student, rng):
-    return A.rows_sum_to_one(student, NAME, *A.case(rng))
+    return A.rows_sum_to_one(student, NAME, S.scaled_dot_product_attention, *A.case(rng), rng)
 
 
 def stable_for_large_scores(student, rng):
-    return A.stable(student, NAME, S.scaled_dot_product_attention, *A.case(rng))
+    return A.stable(student, NAME, S.scaled_dot_product_attention, *A.case(rng), rng)

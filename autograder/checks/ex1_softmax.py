@@ -10,41 +10,78 @@ import numpy as np
 import solutions as S
 
 from ..student import StudentError, call, to_array
-from ..tolerance import close
-from ._base import mismatch, normal, ok
+from ..tolerance import close, same_values
+from ._base import fail, mismatch, normal, ok
+from ._state import mutation_problem, repeat, state_problem
 
 
 def _run(student, x, **kwargs):
     """The student's softmax(x, **kwargs) as an array; an exception it raised is restated with the input's
     shape, as the attention checks restate theirs."""
     try:
-        return to_array(call(student, "softmax", x, **kwargs), "the result of `softmax`")
+        return _array(call(student, "softmax", x, **kwargs))
     except StudentError as exc:
-        if exc.raised in (None, "NotImplementedError"):
-            raise
-        axis = kwargs.get("axis")
-        given, along = (f" and axis={axis}", f"axis {axis}") if axis is not None else ("", "the last axis")
-        raise StudentError(f"{str(exc).rstrip('.')}. Called with x of shape {x.shape}{given}, it should return "
-                           f"an array of shape {x.shape} whose slices along {along} sum to 1.",
-                           exc.diagnosis, exc.raised) from None
+        raise _restated(exc, x, kwargs) from None
+
+
+def _array(raw):
+    return to_array(raw, "the result of `softmax`")
+
+
+def _restated(exc: StudentError, x, kwargs) -> StudentError:
+    if exc.raised in (None, "NotImplementedError"):
+        return exc
+    axis = kwargs.get("axis")
+    given, along = (f" and axis={axis}", f"axis {axis}") if axis is not None else ("", "the last axis")
+    return StudentError(f"{str(exc).rstrip('.')}. Called with x of shape {x.shape}{given}, it should return "
+                        f"an array of shape {x.shape} whose slices along {along} sum to 1.",
+                        exc.diagnosis, exc.raised)
 
 
 def rows_sum_to_one(student, rng):
+    """The values along the last axis, on two inputs of the same shape and on the first again (state is
+    charged here), with the input left as it was."""
     x = normal(rng, *rng.integers(2, 7, size=2), scale=2.0)
-    got = _run(student, x)
-    if got.shape != x.shape:
-        return mismatch(student, "softmax", (x,), got, f"softmax of a {x.shape} array returned shape {got.shape}; "
+    x2 = normal(rng, *x.shape, scale=2.0)
+    try:
+        r = repeat(student, "softmax", _array, (x,), (x2,))
+    except StudentError as exc:
+        raise _restated(exc, x, {}) from None
+    if r.first.shape != x.shape:
+        return mismatch(student, "softmax", (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
                         "it should keep the input's shape.")
-    if not close(got, S.softmax(x)):
-        return mismatch(student, "softmax", (x,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
-                        "last axis (each row should sum to 1).")
-    return ok()
+    problem = state_problem("softmax", r, S.softmax(x), S.softmax(x2), "x", "values")
+    if problem:
+        return fail(problem)
+    for arg, got in ((x, r.first), (x2, r.second)):
+        if not close(got, S.softmax(arg)):
+            return mismatch(student, "softmax", (arg,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
+                            "last axis (each row should sum to 1).")
+    problem = mutation_problem("softmax", r.changed)
+    return fail(problem) if problem else ok()
+
+
+def _nothing(student, rng, x, got, judged: str, **kwargs):
+    """None when softmax computes its values from x at all (right on x, or two inputs of a fresh shape
+    give different values); else the failure that says it does not."""
+    if close(got, S.softmax(x, **kwargs)):
+        return None
+    fresh = normal(rng, *rng.choice(np.arange(8, 30), size=x.ndim, replace=False), scale=2.0)
+    one = _run(student, fresh, **kwargs)
+    if close(one, S.softmax(fresh, **kwargs)) or not same_values(one, _run(student, fresh + normal(rng, *fresh.shape), **kwargs)):
+        return None
+    return fail(f"`softmax` returns the same values for different inputs (two calls with other values of the same, "
+                f"fresh shape): it does not compute them from x, so this check ({judged}) earns nothing. Compute "
+                "exp(x - max) / sum(exp(x - max)) along `axis`.")
 
 
 def any_axis(student, rng):
     """softmax(x, axis=a) is right, or at least equals the student's own last-axis softmax moved to
     axis a (then the values are the first check's to charge, and the axis is honoured)."""
     x = normal(rng, *rng.choice(np.arange(2, 7), size=3, replace=False), scale=2.0)
+    nothing = _nothing(student, rng, x, _run(student, x, axis=-1), "honouring `axis`", axis=-1)
+    if nothing:
+        return nothing
     for axis in (0, 1, -1):
         got = _run(student, x, axis=axis)
         if close(got, S.softmax(x, axis=axis)) or _honours_axis(student, x, axis, got):
@@ -68,7 +105,10 @@ def stable_for_large_inputs(student, rng):
         got = _run(student, x * 1e4)
     if not np.all(np.isfinite(got)):
         return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
-    if close(got, S.softmax(x * 1e4)) or not close(_run(student, x), S.softmax(x)):
+    if close(got, S.softmax(x * 1e4)):
         return ok()
+    ordinary = _run(student, x)
+    if not close(ordinary, S.softmax(x)):                # wrong anyway: the value check's to charge
+        return _nothing(student, rng, x, ordinary, "stability") or ok()
     return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 is wrong, although it is right "
                     "on ordinary inputs.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..student import StudentError, call_all, to_array
+from ..tolerance import same_values
 from ._base import fail, mismatch, ok
 
 SIZES = (1, 2, 7, 64)
@@ -42,7 +43,20 @@ def values(student, rng):
         value = "NaN" if np.isnan(m[bad]) else str(returned[bad]) if truth else f"{m[bad]:g}"
         return mismatch(student, "causal_mask", (n,), returned, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
                         "entries on and below the diagonal should be 0 and entries above it -inf.")
-    return ok()
+    return _same_again(student, SIZES[2])
+
+
+def _same_again(student, n):
+    """A second call with the same n gives the same mask (state is charged here, with the values)."""
+    first, again = call_all(student, "causal_mask", [(n,), (n,)])
+    for raw in (first, again):
+        if isinstance(raw, StudentError):
+            raise raw
+    if same_values(to_array(again, f"causal_mask({n})"), to_array(first, f"causal_mask({n})")):
+        return ok()
+    return fail(f"causal_mask({n}) returned another array when called again with the same n: its result changes "
+                "between identical calls. Build the mask from n alone on every call (and never change a mask "
+                "in place that a later call returns again).")
 
 
 def _first_bad(m, above):

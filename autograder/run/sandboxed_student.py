@@ -169,7 +169,17 @@ class SandboxedStudent:
         """name(*args) for each args in one round trip: values, or StudentError/StudentRaised per call."""
         return self._calls(name, [(args, {}) for args in arg_list])
 
-    def _calls(self, name: str, calls: list[tuple[tuple, dict]]) -> list:
+    def call_echo(self, name: str, args: tuple) -> tuple:
+        """name(*args) once, and the arguments as they are after the call (None when they did not come
+        back: a refused or unreadable echo says nothing about them): (value or exception, args or None)."""
+        outcome = self._calls(name, [(args, {})], echo=True)[0]
+        if isinstance(outcome, Exception):
+            return outcome, None
+        value, after = outcome
+        after = after[1] if after[0] == "ok" and isinstance(after[1], tuple) else None
+        return self._outcome(name, value), after
+
+    def _calls(self, name: str, calls: list[tuple[tuple, dict]], echo: bool = False) -> list:
         if self.worker is None:
             self._start()
         if self.worker is None or self._remaining() <= 0:
@@ -177,7 +187,7 @@ class SandboxedStudent:
                                  "submission ran out (see the notes).")] * len(calls)
         seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
         try:
-            reply, outcomes = self.worker.call_many(name, calls, seconds)
+            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
@@ -186,7 +196,7 @@ class SandboxedStudent:
             return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
         if not reply["ok"]:                           # e.g. the function removed itself from the notebook
             return [StudentError(f"`{name}` could not be called: {reply['error']['message'][:300]}")] * len(calls)
-        return [self._outcome(name, o) for o in outcomes]
+        return outcomes if echo else [self._outcome(name, o) for o in outcomes]
 
     @staticmethod
     def _outcome(name: str, outcome: tuple):

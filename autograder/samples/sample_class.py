@@ -28,16 +28,22 @@ EXERCISE_FUNCTIONS = frozenset(name for names in FUNCTIONS.values() for name in 
 def overrides_from_source(source: str) -> dict[str, str]:
     """A fixture's code as a student would have typed it: exercise function -> its code.
 
-    Only the fixture's own top-level ``def``s of exercise functions are taken (the rest of the
-    submission is the instructor's answers); its imports other than numpy and the fixture
-    package's own come first in each function's code, since each notebook runs on its own.
+    Only the fixture's own top-level ``def``s of exercise functions (with their decorators) are taken
+    (the rest of the submission is the instructor's answers); its imports other than numpy and the
+    fixture package's own come first in each function's code, since each notebook runs on its own.
     """
     tree = ast.parse(source)
     imports = [ast.get_source_segment(source, node) for node in tree.body
                if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not node.level)]
     header = "".join(f"{line}\n" for line in imports if line != "import numpy as np")
-    return {node.name: f"{header}{ast.get_source_segment(source, node)}\n" for node in tree.body
+    return {node.name: f"{header}{_with_decorators(source, node)}\n" for node in tree.body
             if isinstance(node, ast.FunctionDef) and node.name in EXERCISE_FUNCTIONS}
+
+
+def _with_decorators(source: str, node: ast.FunctionDef) -> str:
+    """The function's code from its first decorator (``@lru_cache``) on."""
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    return "\n".join(source.splitlines()[first - 1:node.end_lineno])
 
 
 def fixture_students(sources: dict[str, str] | None = None) -> dict[str, dict]:

@@ -76,16 +76,21 @@ class WorkerHandle:
         says which of ``names`` are callables in the notebook after the cell ran (``defined``)."""
         return self.request({"op": "run_cell", "names": list(names)}, seconds, cell_bytes(source))[0]
 
-    def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float) -> tuple[dict, list]:
-        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call."""
+    def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float,
+                  echo: bool = False) -> tuple[dict, list]:
+        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. With
+        ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call."""
         encoded, payload = encode_calls(calls)
+        if echo:
+            encoded = [{**c, "echo": True} for c in encoded]
         reply, data = self.request({"op": "call_many", "fn": fn, "calls": encoded}, seconds, payload)
         if not reply["ok"]:
             return reply, []
         try:
-            return reply, decode_many(reply["many"], data, len(calls))
+            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1))
         except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
             raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
+        return reply, (list(zip(outcomes[::2], outcomes[1::2])) if echo else outcomes)
 
     def _died(self, why: str) -> WorkerDied:
         self.kill()

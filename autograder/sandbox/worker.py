@@ -110,6 +110,8 @@ class Worker:
 
 
 def _call_many_fn(fn, calls, payload, namespace):
+    """Each call's outcome; a call marked ``echo`` is followed by its arguments as they are after it (so the
+    grader can see whether the function changed its inputs in place: plain arrays, compared there)."""
     for call in calls:
         args = [_decode_arg(a, payload) for a in call.get("args", [])]
         kwargs = {str(k): _decode_arg(v, payload) for k, v in call.get("kwargs", {}).items()}
@@ -117,6 +119,8 @@ def _call_many_fn(fn, calls, payload, namespace):
             yield "ok", fn(*args, **kwargs)
         except BaseException as exc:  # noqa: BLE001 - the student's errors, reported per call
             yield "error", {**_summary(exc), **_where(exc, namespace)}
+        if call.get("echo") is True:
+            yield "ok", tuple(args)
 
 
 def _where(exc: BaseException, namespace: dict) -> dict:
