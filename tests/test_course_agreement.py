@@ -109,3 +109,14 @@ def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
         theirs = exported[row["student_id"]]
         assert float(theirs["score"]) == float(row["total"]), row["student_id"]
         assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
+
+
+def test_the_explore_widget_draws_its_static_plot_under_nbgrader_autograde(both):
+    """nbgrader runs every cell with allow_stdin=False: ex2's explore cell draws one static plot there, no
+    widget and no error (see test_widget.py for nbval, the sandbox and a frontend)."""
+    import nbformat
+    course = both[0]
+    nb = nbformat.read(course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_explore_widget")
+    assert [o.output_type for o in cell.outputs] == ["display_data"] and "image/png" in cell.outputs[0].data
+    assert "application/vnd.jupyter.widget-view+json" not in cell.outputs[0].data
