@@ -2,6 +2,8 @@
 class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
 plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
 Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades."""
+import hashlib
+
 import pytest
 
 from autograder.run.batch import grade_batch
@@ -59,6 +61,7 @@ def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
         nbformat.write(nb, path)
     if timestamp:
         (folder / "timestamp.txt").write_text(timestamp)
+    (folder / "submission_secret.txt").write_text(hashlib.sha256(student.encode()).hexdigest()[:32])  # as collected
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +78,7 @@ def both(tmp_path_factory):
     nbgrader_scores = autograde_and_export(course)
     kernel = (course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb").read_text()
     assert "grade_cell(" in kernel, "nbgrader must run the hidden tests here, not the hardened grader"
+    (course.parent / "ex2-autograded-by-nbgrader.ipynb").write_text(kernel)     # grade writes autograded/ again
     result = grade_batch(course=course, workers=2, progress=False)
     return course, nbgrader_scores, result
 
@@ -116,7 +120,7 @@ def test_the_explore_widget_draws_its_static_plot_under_nbgrader_autograde(both)
     widget and no error (see test_widget.py for nbval, the sandbox and a frontend)."""
     import nbformat
     course = both[0]
-    nb = nbformat.read(course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb", as_version=4)
+    nb = nbformat.read(course.parent / "ex2-autograded-by-nbgrader.ipynb", as_version=4)
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_explore_widget")
     assert [o.output_type for o in cell.outputs] == ["display_data"] and "image/png" in cell.outputs[0].data
     assert "application/vnd.jupyter.widget-view+json" not in cell.outputs[0].data
