@@ -95,7 +95,7 @@ def _exact(student, name, reference, cases):
         if isinstance(raw, StudentError):
             raise raw
     if not _same_answer(again, answers[0]):
-        return fail(f"{name}{cases[0]} = {shown(answers[0])} the first time and {shown(again)} when called again "
+        return fail(f"{name}{cases[0]} = {as_returned(answers[0])} the first time and {as_returned(again)} when called again "
                     "with the same arguments: its result changes between identical calls. Compute the count "
                     "from the arguments alone.")
     exact = [reference(*args) for args in cases]
