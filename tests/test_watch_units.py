@@ -448,3 +448,22 @@ def test_other_assignments_submissions_are_left_alone(tmp_path):
     service, journal, said = _service(course, tmp_path)
     service.step()
     assert service.grader.asked == [] and other not in journal.state.entries and said == []
+
+
+def test_a_record_that_cannot_be_saved_is_graded_again_later_without_blame(tmp_path, monkeypatch):
+    from autograder.watch import service as service_module
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    real = service_module.write_atomic
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    for _ in range(2):
+        monkeypatch.setattr(service_module, "write_atomic", full)
+        service.step()
+        service.retry.clear()
+    assert not journal.state.entries[name].done and journal.state.entries[name].starts == 0
+    monkeypatch.setattr(service_module, "write_atomic", real)
+    service.step()
+    assert journal.state.entries[name].published["kind"] == "feedback" and service.grader.asked == ["ada"] * 3

@@ -40,9 +40,11 @@ LOCK = ".autograder-watch.lock"
 
 
 def watch(*, course=".", assignment: str | None = None, scheduler: str | None = None, poll: float | None = None,
-          say=print, warn=None, until=None) -> None:
-    """Serve feedback on submit for ``course`` until a stop signal (raised as ``lifecycle.Stop``);
-    ``until``: return once ``until()`` is true after a pass over inbound (tests)."""
+          say=None, warn=None, until=None) -> None:
+    """Serve feedback on submit for ``course`` until a stop signal (raised as ``lifecycle.Stop``); ``say``
+    and ``warn`` take the progress lines and the notes (default: stdout and stderr, a line at a time, as
+    journald or a log file wants them); ``until``: return once ``until()`` is true after a pass (tests)."""
+    say = say or (lambda text: print(text, flush=True))
     warn = warn or (lambda text: print(text, file=sys.stderr, flush=True))
     settings = _settings(course, assignment)
     with ExitStack() as stack:
@@ -224,7 +226,14 @@ class Service:
                                    "tried again"))
                 continue
             record_file = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json"
-            write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
+            try:
+                write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
+            except OSError as exc:                 # a full disk: not the submission's fault; graded again later
+                self._append({"event": "stopped", "entry": name, "at": time.time()})
+                self.retry[name] = time.monotonic() + RETRY_SECONDS
+                self.warn(one_line(f"error: the record of {shown(name)} could not be saved in {self.s.state} "
+                                   f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
+                continue
             rec = graded.record
             self._append({"event": "graded", "entry": name, "student": parts.student, "record": record_file,
                           "total": rec.total, "max": rec.max_total, "diagnoses": rec.diagnoses,
