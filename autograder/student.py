@@ -61,19 +61,25 @@ def call(student, name: str, *args, **kwargs):
     return _call(student, name, _copies(args), kwargs)
 
 
-def call_watching(student, name: str, *args) -> tuple:
-    """(value, positions of the array arguments the function changed in place). The function gets copies;
-    in the sandbox the worker sends them back after the call (plain arrays, compared here)."""
-    echo = getattr(student, "call_echo", None)
-    if echo is not None and student.get(name) is not None:
-        value, after = echo(name, _copies(args))
+def call_watching(student, name: str, arg_list: list[tuple]) -> list[tuple]:
+    """(value, positions of the array arguments the function changed in place) for each args, in order; the
+    first call that fails raises its StudentError. The function gets copies; in the sandbox all the calls
+    go in one round trip and the worker sends the arguments back after each (plain arrays, compared here)."""
+    echo = getattr(student, "call_echo_many", None)
+    if echo is None or student.get(name) is None:
+        out = []
+        for args in arg_list:
+            copies = _copies(args)
+            out.append((_call(student, name, copies, {}), _changed(args, copies)))
+        return out
+    out = []
+    for args, (value, after) in zip(arg_list, echo(name, [_copies(args) for args in arg_list])):
         if isinstance(value, StudentRaised):
             value = _raised(name, value, getattr(student, "notebook", None))
         if isinstance(value, Exception):
             raise value
-        return value, _changed(args, after)
-    copies = _copies(args)
-    return _call(student, name, copies, {}), _changed(args, copies)
+        out.append((value, _changed(args, after)))
+    return out
 
 
 def _copies(args: tuple) -> tuple:

@@ -36,8 +36,7 @@ class Repeat:
 def repeat(student, name: str, convert, first: tuple, second: tuple) -> Repeat:
     """``convert`` turns a raw answer into the arrays the check compares (it may raise StudentError)."""
     answers, changed = [], []
-    for args in (first, second, first):
-        raw, moved = call_watching(student, name, *args)
+    for raw, moved in call_watching(student, name, [first, second, first]):
         answers.append(convert(raw))
         changed += [_arg_name(name, i) for i in moved if _arg_name(name, i) not in changed]
     return Repeat(*answers, tuple(changed))

@@ -169,15 +169,19 @@ class SandboxedStudent:
         """name(*args) for each args in one round trip: values, or StudentError/StudentRaised per call."""
         return self._calls(name, [(args, {}) for args in arg_list])
 
-    def call_echo(self, name: str, args: tuple) -> tuple:
-        """name(*args) once, and the arguments as they are after the call (None when they did not come
-        back: a refused or unreadable echo says nothing about them): (value or exception, args or None)."""
-        outcome = self._calls(name, [(args, {})], echo=True)[0]
-        if isinstance(outcome, Exception):
-            return outcome, None
-        value, after = outcome
-        after = after[1] if after[0] == "ok" and isinstance(after[1], tuple) else None
-        return self._outcome(name, value), after
+    def call_echo_many(self, name: str, arg_list: list[tuple]) -> list[tuple]:
+        """name(*args) for each args in one round trip, each with the arguments as they are after the call
+        (None when they did not come back: a refused or unreadable echo says nothing about them):
+        (value or exception, args or None) per call."""
+        out = []
+        for outcome in self._calls(name, [(args, {}) for args in arg_list], echo=True):
+            if isinstance(outcome, Exception):
+                out.append((outcome, None))
+                continue
+            value, after = outcome
+            out.append((self._outcome(name, value), after[1] if after[0] == "ok" and isinstance(after[1], tuple)
+                        else None))
+        return out
 
     def _calls(self, name: str, calls: list[tuple[tuple, dict]], echo: bool = False) -> list:
         if self.worker is None:
