@@ -10,6 +10,7 @@ import numpy as np
 
 from .assignment import FUNCTIONS
 from .sandbox.origin import raised_in
+from .tolerance import HalfPrecision
 
 MAX_MESSAGE = 300
 
@@ -201,7 +202,8 @@ def to_array(value, what: str) -> np.ndarray:
         raise StudentError(_short(f"{what} is not a numeric array ({type(exc).__name__}: {exc})")) from None
     if arr.dtype.kind not in "biuf":
         raise StudentError(f"{what} has dtype {arr.dtype}; return a numeric numpy array")
-    return arr.astype(np.float64)
+    out = arr.astype(np.float64)
+    return out.view(HalfPrecision) if arr.dtype == np.float16 else out
 
 
 def to_pair(value, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -2,7 +2,9 @@
 
 Answers are compared in float64 with rtol = 1e-4 and atol = 1e-6: tight enough
 to catch every misconception in the catalogue, loose enough that a float32
-implementation, a loop, einsum or a -1e9 mask gets full marks.
+implementation, a loop, einsum or a -1e9 mask gets full marks. An answer the student
+returned in float16 (about 3 significant digits) is read as ``HalfPrecision`` and
+compared to 1e-2, what float16 can hold: right float16 code gets full marks too.
 """
 from __future__ import annotations
 
@@ -12,11 +14,23 @@ import numpy as np
 
 RTOL = 1e-4
 ATOL = 1e-6
+HALF_TOL = 1e-2          # float16 keeps 11 significant bits: 1e-2 is about ten of its steps near 1
+
+
+class HalfPrecision(np.ndarray):
+    """A float64 copy of an answer the student returned in float16; results computed from it stay one."""
+
+
+def tolerance(*values) -> tuple[float, float]:
+    """(rtol, atol) for comparing these values: wider when one of them was returned in float16."""
+    half = any(isinstance(v, HalfPrecision) for v in values)
+    return (HALF_TOL, HALF_TOL) if half else (RTOL, ATOL)
 
 
 def close(got: np.ndarray, expected: np.ndarray) -> bool:
+    rtol, atol = tolerance(got, expected)
     got, expected = np.asarray(got), np.asarray(expected)
-    return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL))
+    return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=rtol, atol=atol))
 
 
 def same_values(got, expected) -> bool:

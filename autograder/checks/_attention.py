@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..student import StudentError, call, to_pair
-from ..tolerance import close
+from ..tolerance import close, tolerance
 from ._base import fail, mismatch, normal, ok, pick_sizes
 from ._state import attends, mutation_problem, nothing_computed, repeat, state_problem
 
@@ -125,7 +125,7 @@ def row_problem(w, what: str = "the weights", transposed: bool = False) -> str |
         return f"Weight {at} is {w[i, j]:.3g}; weights are never negative, and each query's weights sum to 1."
     sums = w.sum(axis=-1)
     i = int(np.argmax(np.abs(sums - 1)))
-    if abs(sums[i] - 1) <= 1e-4:
+    if abs(sums[i] - 1) <= tolerance(w)[0]:
         return None
     if transposed:
         return f"Column {i} of {what} sums to {sums[i]:.3g}{per}; each query's weights should sum to 1."
