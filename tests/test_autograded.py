@@ -80,6 +80,6 @@ def test_autograded_notebooks_that_cannot_be_written_cost_only_those_files(tmp_p
     assert record.total == 28 and not record.needs_review
     assert len(record.unwritten) == 1 and "autograded notebooks of 'correct-1'" in record.unwritten[0]
     errors = []
-    _finish(tmp_path / "out", record, Progress(1, enabled=False), errors)
+    _finish(tmp_path / "out", record, bar=Progress(1, enabled=False), errors=errors)
     assert errors == list(record.unwritten)                   # the run reports it; the record is written
     assert (tmp_path / "out" / "records" / "correct-1.json").exists()

@@ -28,7 +28,8 @@ pytestmark = pytest.mark.slow
 A = "ch04_attention"
 STUDENTS = ["correct-1", "no-scaling", "damaged-missing-notebook", "damaged-invalid-json", "hostile-exits"]
 CHEATS = ["cheat_monkeypatch_numpy_testing", "cheat_ipython_exception_handler", "cheat_ipython_input_transformer"]
-CLASS = [*STUDENTS, "honest-wrong", *CHEATS]
+UNANSWERED = "unanswered-ex3"               # hands ex3 in as it was handed out
+CLASS = [*STUDENTS, "honest-wrong", UNANSWERED, *CHEATS]
 BUTTON = "cheat_ipython_input_transformer"  # autograded again by formgrader's Autograde button
 UNREADABLE = "damaged-invalid-json"         # nbgrader cannot parse its ex4 notebook: `grade` alone grades it
 STAMP = "2026-11-01 09:00:00.000000 UTC"    # correct-1 hands in an hour late: a point off per notebook
@@ -63,6 +64,17 @@ def _other_assignment(course) -> None:
         nbformat.write(handed, course / "submitted" / student / "hw1/hw1.ipynb")
 
 
+def _unanswered(path, released) -> None:
+    """Every answer cell of ``path`` back as handed out (the rest of the file stays the student's)."""
+    nb, handed = nbformat.read(path, as_version=4), nbformat.read(released, as_version=4)
+    stubs = {c.metadata.nbgrader.grade_id: c.source for c in handed.cells
+             if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") in stubs:
+            cell.source = stubs[cell.metadata.nbgrader.grade_id]
+    nbformat.write(nb, path)
+
+
 def _gradebook(course) -> dict:
     """student -> notebook -> {"grades": {grade_id: (auto_score, needs_manual_grade)}, "comments": [auto_comment]}."""
     from nbgrader.api import Gradebook
@@ -73,7 +85,8 @@ def _gradebook(course) -> dict:
             sub = gb.find_submission(A, student)
             out[student] = {nb.name: {"grades": {g.name: (g.auto_score, g.needs_manual_grade) for g in nb.grades
                                                  if g.max_score > 0},
-                                      "comments": [c.auto_comment for c in nb.comments]} for nb in sub.notebooks}
+                                      "comments": sorted(c.auto_comment or "" for c in nb.comments)}
+                            for nb in sub.notebooks}
     return out
 
 
@@ -86,6 +99,8 @@ def course(tmp_path_factory):
         code = importlib.import_module(f"adversarial.{name}").CODE
         write_submission(release, source, course / "submitted" / name / A, {"causal_mask": WRONG_MASK + "\n" + code})
     (course / "submitted/correct-1" / A / "timestamp.txt").write_text(STAMP)
+    _unanswered(write_submission(release, source, course / "submitted" / UNANSWERED / A, {}) / "ex3_memory.ipynb",
+                release / "ex3_memory.ipynb")
     notes = course / "submitted/no-scaling" / A / "ex1_attention.ipynb"
     nb = json.loads(notes.read_text())
     nb["cells"].insert(1, {"cell_type": "markdown", "id": "notes", "metadata": {}, "source": MARKUP})
@@ -185,8 +200,10 @@ def test_only_the_notebook_that_needs_a_person_is_flagged_with_the_reason(graded
             reasons = records[student].review_reasons(notebook)
             if notebook in flagged:
                 assert seen["comments"] and all(reasons[0] in c for c in seen["comments"]), (student, notebook)
+            elif student == UNANSWERED and notebook == "ex3_memory":
+                assert seen["comments"] and set(seen["comments"]) == {"No response."}    # as nbgrader says it
             else:
-                assert set(seen["comments"]) == {None}, (student, notebook)
+                assert set(seen["comments"]) == {""}, (student, notebook)
 
 
 def test_formgrader_shows_every_submission_graded_with_our_score(graded):
@@ -250,8 +267,10 @@ def test_nbgrader_autograde_grades_through_the_sandbox(course, graded, autograde
 
 
 def test_nbgrader_autograde_flags_what_grade_flags(graded, autograded):
-    for student in ("hostile-exits", "correct-1", *CHEATS):
+    for student in ("hostile-exits", "correct-1", UNANSWERED, *CHEATS):
         assert _flagged(autograded["gradebook"], student) == _flagged(graded["gradebook"], student), student
+        for notebook, seen in autograded["gradebook"][student].items():    # comments: nbgrader's own and ours
+            assert seen["comments"] == graded["gradebook"][student][notebook]["comments"], (student, notebook)
     for notebook in _flagged(autograded["gradebook"], "hostile-exits"):
         assert all(c for c in autograded["gradebook"]["hostile-exits"][notebook]["comments"])
 

@@ -25,7 +25,7 @@ import threading
 import warnings
 from pathlib import Path
 
-from ..course.notebooks import cell_source, nbgrader_meta, source_cells
+from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
 from ..course.settings import load_course
 from ..run.lifecycle import die_with_parent, ignore_terminal_interrupt
 from .latepenalties import LatePenalties
@@ -62,12 +62,14 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
                                             locked=bool(meta.get("locked")), checksum=checksum)
 
 
-def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True) -> dict:
+def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True,
+                 course: Path | None = None) -> dict:
     """Scores and submission times as ``nbgrader autograde`` records them, each as it comes (``scores``
-    may be the run's stream); then its late penalties. Nothing is committed here (``one_transaction``)."""
+    may be the run's stream); then its late penalties. Nothing is committed here (``one_transaction``).
+    With ``course`` (whose autograded notebooks are this gradebook's), unanswered cells get "No response."."""
     unfit, students = [], []
     for s in scores:
-        _write_score(gb, assignment, s, unfit)
+        _write_score(gb, assignment, s, unfit, course)
         students.append(s["student"])
     if not students and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
@@ -84,19 +86,41 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
 MAX_COMMENT = 2000
 
 
-def review_comment(notebook, reasons: list[str] | None) -> None:
+def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = frozenset()) -> None:
     """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
-    beside the cell; feedback shows it to the student, so only student-safe reasons come here). A grader's
-    own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
+    beside the cell; feedback shows it to the student, so only student-safe reasons come here); else
+    "No response." on an answer cell left as handed out, as nbgrader's SaveAutoGrades writes it. A
+    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
     text = None
     if reasons:
         text = "The hardened grader marked this notebook for review: " + " ".join(reasons)
         text = text if len(text) <= MAX_COMMENT else text[:MAX_COMMENT - 1] + "\u2026"
     for comment in notebook.comments:
-        comment.auto_comment = text
+        comment.auto_comment = text or ("No response." if comment.name in unanswered else None)
 
 
-def _write_score(gb, assignment: str, s: dict, unfit: list[str]) -> None:
+def no_response(course: Path | None, assignment: str, student: str, notebook: str) -> frozenset:
+    """The answer cells of the autograded notebook ``grade`` wrote that are exactly as the release hands them
+    out (what nbgrader's checksum test finds); none without that notebook."""
+    if course is None:
+        return frozenset()
+    try:
+        mine = read_notebook(Path(course) / "autograded" / student / assignment / f"{notebook}.ipynb")
+        handed = read_notebook(Path(course) / "release" / assignment / f"{notebook}.ipynb")
+    except CourseError:
+        return frozenset()
+    given = {nbgrader_meta(c).get("grade_id"): cell_source(c) for c in _cells(handed)
+             if nbgrader_meta(c).get("solution")}
+    return frozenset(gid for c in _cells(mine) if (gid := nbgrader_meta(c).get("grade_id")) in given
+                     and not nbgrader_meta(c).get("task") and cell_source(c) == given[gid])
+
+
+def _cells(nb: dict) -> list:
+    cells = nb.get("cells")
+    return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
+
+
+def _write_score(gb, assignment: str, s: dict, unfit: list[str], course: Path | None = None) -> None:
     submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
     known = {grade.name for notebook in submission.notebooks for grade in notebook.grades}
     unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in known]
@@ -108,7 +132,7 @@ def _write_score(gb, assignment: str, s: dict, unfit: list[str]) -> None:
             if grade.auto_score > grade.max_score:
                 unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
                              f"{grade.max_score:g}")
-        review_comment(notebook, reasons)
+        review_comment(notebook, reasons, no_response(course, assignment, s["student"], notebook.name))
 
 
 class Gone(Exception):
@@ -237,7 +261,8 @@ def main(argv=None) -> int:
             _record_structure(gb, Path(args.course), args.assignment)
         try:
             with contextlib.redirect_stdout(sys.stderr), one_transaction(gb):   # stdout: only the answer
-                lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), run.ours)
+                own = course.root if course.db_url == args.db_url else None     # grade wrote its autograded/
+                lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), run.ours, own)
         except Gone as gone:
             return _gone(str(gone))
     print(json.dumps(lateness))
