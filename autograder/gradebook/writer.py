@@ -45,12 +45,15 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
     from nbformat import from_dict
     from nbgrader.utils import compute_checksum
     cells = list(_source_cells(course, assignment))
+    handed = _handed_out(course, assignment)
     gb.update_or_create_assignment(assignment)
     for name in sorted({nb for nb, _ in cells}):
         gb.update_or_create_notebook(name, assignment)
     for nb_name, cell in cells:
         meta, source = nbgrader_meta(cell), cell_source(cell)
         gid, ctype = meta["grade_id"], cell["cell_type"]
+        if meta.get("solution") and (nb_name, gid) in handed:
+            source = handed[nb_name, gid]        # as SaveCells sees it: after ClearSolutions, never the answer
         if meta.get("grade"):
             gb.update_or_create_grade_cell(gid, nb_name, assignment, max_score=float(meta["points"]),
                                            cell_type=ctype)
@@ -60,6 +63,21 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
             checksum = compute_checksum(from_dict({**cell, "source": source}))
             gb.update_or_create_source_cell(gid, nb_name, assignment, source=source, cell_type=ctype,
                                             locked=bool(meta.get("locked")), checksum=checksum)
+
+
+def _handed_out(course: Path, assignment: str) -> dict:
+    """(notebook, grade_id) -> the release's text of each answer cell: nbgrader records an answer cell's
+    source and checksum with the solution cleared, so its "No response." test finds an untouched cell."""
+    out = {}
+    for path in sorted((Path(course) / "release" / assignment).glob("*.ipynb")):
+        try:
+            cells = read_notebook(path).get("cells")
+        except CourseError:
+            continue
+        for cell in cells if isinstance(cells, list) else []:
+            if isinstance(cell, dict) and nbgrader_meta(cell).get("solution"):
+                out[path.stem, nbgrader_meta(cell).get("grade_id")] = cell_source(cell)
+    return out
 
 
 def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True,
