@@ -21,7 +21,7 @@ class FakeServer:
     def __init__(self, root, answer, first=hello):
         self.root, self.answer, self.first, self.procs = root, answer, first, []
 
-    def spawn(self, token, limits, output_fd):
+    def spawn(self, token, limits, output_fd, timings=False):
         ours, theirs = socket.socketpair()
         proc = subprocess.Popen(["sleep", "60"], start_new_session=True)   # a pid for kill() to end
         self.procs.append(proc)
