@@ -79,3 +79,12 @@ def test_the_walker_finds_a_circle_through_an_import_inside_a_function():
     graph = import_graph()
     assert "autograder.rubric" in graph["autograder.grading"]          # a top-level import is seen
     assert "autograder.run.hardened" in graph["autograder.__main__"]   # so is one inside a function
+
+
+def test_the_assignments_shape_and_the_catalogues_entry_are_leaves():
+    """What records, intake and the sample class need of the assignment (assignment.py) imports nothing of
+    ours, so importing it never pulls in the checks; a catalogue entry imports only the pipeline it turns."""
+    graph = import_graph()
+    assert graph["autograder.assignment"] == set()
+    assert graph["autograder.misconceptions.entry"] <= {"autograder.misconceptions.pipeline"}
+    assert "autograder.rubric" not in graph["autograder.records"] | graph["autograder.student"]
