@@ -6,6 +6,7 @@ nbgrader's exchange and publishes its pages where ``nbgrader release_feedback`` 
 - ``journal``: what was handled, appended and synced line by line (nothing lost, nothing twice);
 - ``limits``: how many checks a student may use per period;
 - ``duedate``: the due date and extension, read from the gradebook without writing it;
+- ``grading``: one submission through the hardened grader (here, or on Dask), visible tests for "visible";
 - ``pages`` and ``publish``: what a student sees, written under nbgrader's hash of the secret;
 - ``service``: the loop (``watch``), ``wake``: inotify or polling, ``summary``: the report's section.
 
