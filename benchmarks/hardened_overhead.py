@@ -9,11 +9,13 @@ side, running the cells and answering the rubric's calls), and prints the
 median wall time per submission and of intake alone. Side by side, in
 alternating blocks of 10, the same through a fork server that keeps no
 worker ready (each notebook starts its own, as before the pool). The reference functions
-compute in microseconds, so the times are the grader's own overhead. Also prints the same rubric run in-process for scale.
+compute in microseconds, so the times are the grader's own overhead. The same rubric run in-process
+alternates with the blocks (median), for the ratio of the hardened cost to it.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -65,11 +67,13 @@ def main() -> None:
         start = time.perf_counter() - t
         servers[OWN] = ForkServer()
         runs = {name: [] for name in servers}
+        rubric = []
         try:
             for _ in range(max(args.n // BLOCK, 1)):     # blocks side by side: the machine's drift hits both
                 for name, server in servers.items():
                     one(folder, server)                    # the block's first: the other variant ran just before
                     runs[name] += [one(folder, server) for _ in range(BLOCK)]
+                rubric += [in_process() for _ in range(BLOCK)]      # and the rubric alone, in the same window
         finally:
             for server in servers.values():
                 server.close()
@@ -80,7 +84,10 @@ def main() -> None:
         print(f"per submission, {name}, median of {len(rs)}: {medians[name]:.1f} ms "
               f"(of which intake {statistics.median(r[1] for r in rs) * 1e3:.1f})")
     print(f"ratio (ahead / own): {medians[AHEAD] / medians[OWN]:.2f}")
-    print(f"same rubric in-process (no sandbox): {in_process() * 1e3:.1f} ms")
+    alone = statistics.median(rubric) * 1e3
+    print(f"same rubric in-process (no sandbox), median of {len(rubric)} in the same blocks: {alone:.1f} ms")
+    print(f"hardened / in-process: {medians[AHEAD] / alone:.1f}x")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores)")
 
 
 AHEAD = "workers started ahead (as `grade` runs)"
