@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .inert import one_line, terminal
+from .inert import one_line, shown, terminal
 
 
 def _demo(args) -> int:
@@ -29,7 +29,8 @@ def _grade(args) -> int:
         with stop_on_signals():
             result = grade_batch(course=args.course, assignment=args.assignment, out=args.out,
                                  workers=args.workers, resume=args.resume, scheduler=args.scheduler,
-                                 students=args.student or None, gradebook_url=args.gradebook)
+                                 students=args.student or None, gradebook_url=args.gradebook,
+                                 create_gradebook=args.create_gradebook)
     except Stop as stop:
         print(terminal(_stopped(args, stop)), file=sys.stderr)
         return stop.exit_code
@@ -41,9 +42,15 @@ def _grade(args) -> int:
         n = len(result.regraded)
         print(f"{n} record{'s were' if n != 1 else ' was'} graded by an older rubric, source notebooks or "
               "grader version; regraded")
+    if result.changed:
+        n = len(result.changed)
+        print(f"{n} submission{'s' if n != 1 else ''} changed since graded (resubmitted: new notebooks or "
+              f"timestamp.txt); regraded: {', '.join(map(shown, result.changed[:10]))}"
+              + (f" and {n - 10} more" if n > 10 else ""))
     from .textreport import outputs_lines, summary_table
-    print(summary_table(result.records))
-    print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete")
+    print(summary_table(result.records, result.late))
+    kept = f"; {len(result.kept)} other students from their records" if result.kept else ""
+    print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete{kept}")
     print(outputs_lines(result.out))
     for line in result.errors:
         print(one_line(f"error: {line}"), file=sys.stderr)
@@ -68,6 +75,7 @@ def _stopped(args, stop) -> str:
     for flag, value in (("--assignment", args.assignment), ("--gradebook", args.gradebook),
                         ("--workers", args.workers), ("--scheduler", args.scheduler)):
         command += [flag, str(value)] if value else []
+    command += ["--create-gradebook"] if args.create_gradebook else []
     command += ["--student", *args.student] if args.student else []
     left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
             else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
@@ -176,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--student", nargs="*", default=None, help="grade only these students")
     grade.add_argument("--gradebook", default=None, metavar="URL",
                        help="write scores to this nbgrader gradebook (default: the course's db_url)")
+    grade.add_argument("--create-gradebook", action="store_true",
+                       help="start the --gradebook SQLite file when it does not exist yet")
     grade.set_defaults(func=_grade)
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")

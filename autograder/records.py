@@ -90,6 +90,14 @@ class Record:
     unwritten: tuple[str, ...] = ()     # files the grading process could not write (the instructor's to see)
     flags: dict = field(default_factory=dict)   # notebook -> why its cells need a person; "" (always there
                                                 # once kept): the whole submission's problems
+    submission: str = ""                  # digest of the submission graded (intake.digest): a resubmission differs
+    files: dict = field(default_factory=dict)     # notebook -> the file name intake graded it from
+    # What a person set in the gradebook (formgrader), read back when the outputs are written, never
+    # graded: grade_id -> that cell's score as nbgrader counts it (manual score, extra credit), the
+    # grader's comments as (notebook, cell, text), and whether no cell is left to grade by hand.
+    manual: dict = field(default_factory=dict)
+    comments: tuple = ()
+    reviewed: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "checks", tuple(self.checks))
@@ -97,11 +105,18 @@ class Record:
         object.__setattr__(self, "review", tuple(self.review))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "unwritten", tuple(self.unwritten))
+        object.__setattr__(self, "comments", tuple(tuple(c) for c in self.comments))
         internal = any(c.internal_error for c in self.checks)
         object.__setattr__(self, "needs_review", bool(self.needs_review or internal))
 
     @cached_property
-    def total(self) -> int:
+    def total(self) -> float:
+        """The points of every cell, a person's score where one was given (nbgrader's raw score)."""
+        return sum(c.earned for c in self.cells.values())
+
+    @cached_property
+    def auto_total(self) -> int:
+        """The points the grader's checks gave, before any score a person set."""
         return earned(self.checks)
 
     @cached_property
@@ -109,8 +124,8 @@ class Record:
         return sum(c.max_points for c in self.checks)
 
     @cached_property
-    def cells(self) -> dict[str, CellScore]:
-        """grade_id -> earned and maximum of that cell, in the order the checks ran."""
+    def auto_cells(self) -> dict[str, CellScore]:
+        """grade_id -> earned (by the checks) and maximum of that cell, in the order the checks ran."""
         out: dict[str, CellScore] = {}
         for c in self.checks:
             old = out.get(c.grade_id, CellScore(c.notebook, 0, 0))
@@ -118,8 +133,28 @@ class Record:
         return out
 
     @cached_property
+    def cells(self) -> dict[str, CellScore]:
+        """grade_id -> earned and maximum of that cell; earned is a person's score where one was set."""
+        return {g: CellScore(c.notebook, _number(self.manual[g]), c.max) if g in self.manual else c
+                for g, c in self.auto_cells.items()}
+
+    @property
+    def manual_cells(self) -> list[str]:
+        """The grade cells a person scored."""
+        return [g for g in self.cells if g in self.manual]
+
+    @property
+    def open_review(self) -> bool:
+        """Flagged for review and not yet graded by hand in the gradebook."""
+        return self.needs_review and not self.reviewed
+
+    @cached_property
     def notebooks(self) -> dict[str, Score]:
-        return _sum_by(self.checks, lambda c: c.notebook)
+        out: dict[str, Score] = {}
+        for c in self.cells.values():
+            old = out.get(c.notebook, Score(0, 0))
+            out[c.notebook] = Score(old.earned + c.earned, old.max + c.max)
+        return out
 
     @cached_property
     def categories(self) -> dict[str, Score]:
@@ -146,7 +181,7 @@ class Record:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [asdict(c) for c in self.checks]
         data.update(integrity=list(self.integrity), review=list(self.review), notes=list(self.notes),
-                    unwritten=list(self.unwritten),
+                    unwritten=list(self.unwritten), comments=[list(c) for c in self.comments],
                     complete=True,
                     total=self.total, max_total=self.max_total,
                     categories={k: asdict(v) for k, v in self.categories.items()},
@@ -176,6 +211,12 @@ class Record:
 def earned(checks) -> int:
     """The points some checks earned: a record's total, or one grade cell's (``notebook.grade_cell``)."""
     return sum(c.points for c in checks)
+
+
+def _number(value) -> int | float:
+    """A score as a whole number when it is one (a gradebook holds floats)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
 
 
 def _sum_by(checks, key) -> dict[str, Score]:

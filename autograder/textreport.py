@@ -37,19 +37,38 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def summary_table(records) -> str:
-    """One line per student (total, review, diagnoses), then the class in one sentence: the table
-    `make demo` and `grade` end with."""
+def summary_table(records, late: dict | None = None) -> str:
+    """One line per student (total, late, review, diagnoses), then the class in one sentence: the table
+    `make demo` and `grade` end with. Totals are what the gradebook shows: a person's scores included,
+    late penalties taken off (``late``: student -> Lateness)."""
+    from .gradebook.lateness import score
+    late = late or {}
     names = {s: _fit(shown, ID_WIDTH) for s, shown in told_apart(r.student_id for r in records).items()}
     width = max([len("student"), *map(len, names.values())])
-    lines = [f"{'student':<{width}} {'total':>7}  {'review':<6}  diagnoses"]
+    totals = {r.student_id: score(r.total, late.get(r.student_id)) for r in records}
+    lines = [f"{'student':<{width}} {'total':>7}  {'late':<7} {'review':<6}  diagnoses"]
     for r in sorted(records, key=lambda r: r.student_id):
-        lines.append(f"{names[r.student_id]:<{width}} {r.total:>3}/{r.max_total:<3}  "
-                     f"{'yes' if r.needs_review else '':<6}  {one_line(', '.join(r.diagnoses))}")
-    full = sum(r.total == r.max_total for r in records)
-    review = sum(r.needs_review for r in records)
-    lines += ["", f"{len(records)} submissions graded: {full} full marks, {review} need review."]
+        lines.append(f"{names[r.student_id]:<{width}} {totals[r.student_id]:>3g}/{r.max_total:<3}  "
+                     f"{_late_mark(late.get(r.student_id)):<7} {'yes' if r.open_review else '':<6}  "
+                     f"{one_line(', '.join(r.diagnoses))}".rstrip())
+    full = sum(totals[r.student_id] == r.max_total for r in records)
+    review = sum(r.open_review for r in records)
+    late_count = sum(bool(_late_mark(late.get(r.student_id))) for r in records)
+    lines += ["", f"{len(records)} submissions graded: {full} full marks, {review} need review"
+              + (f", {late_count} late or of unknown lateness." if late_count else ".")
+              + (" Totals are after late penalties." if late_count else "")]
     return "\n".join(lines)
+
+
+def _late_mark(lateness) -> str:
+    """"late" with the points it cost ("late -8"), "?" when how late is unknown, "" when on time."""
+    if lateness is None:
+        return ""
+    if lateness.unknown:
+        return "?"
+    if lateness.seconds_late > 0:
+        return f"late -{lateness.penalty:g}" if lateness.penalty else "late"
+    return ""
 
 
 def outputs_lines(out) -> str:

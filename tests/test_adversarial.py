@@ -157,7 +157,7 @@ def corpus(tmp_path_factory):
     segments = _sysv_segments()
     try:
         result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False,
-                             gradebook_url=gradebook_in(tmp / "out"))   # the course's own is guarded
+                             gradebook_url=gradebook_in(tmp / "out"), create_gradebook=True)   # the course's own is guarded
         net.stop.set()
         host_effects = {"contacts": host.contacts(), "new segments": sorted(set(_sysv_segments()) - set(segments))}
     finally:

@@ -89,7 +89,7 @@ def test_resume_skips_complete_records(graded, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(reference_out / "records", out / "records")
     result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1,
-                         gradebook_url=gradebook_in(out))
+                         gradebook_url=gradebook_in(out), create_gradebook=True)
     assert result.graded == [] and sorted(result.skipped) == sorted(SMALL)
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
 
@@ -100,7 +100,7 @@ def test_dask_local_cluster_equals_local(graded, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
         result = grade_batch(course=course, out=tmp_path / "dask", scheduler=cluster.scheduler_address,
-                             progress=False, gradebook_url=gradebook_in(tmp_path / "dask"))
+                             progress=False, gradebook_url=gradebook_in(tmp_path / "dask"), create_gradebook=True)
     assert len(result.records) == len(SMALL)
     assert records(tmp_path / "dask") == records(reference_out)
 

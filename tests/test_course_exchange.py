@@ -8,7 +8,8 @@ import pytest
 from autograder.run.batch import grade_batch
 from autograder.course.nbgrader_cli import run_nbgrader
 from autograder.samples.synthetic import fill_notebook, reference_answers
-from batch_helpers import make_class
+from autograder.intake.names import notebook_for
+from batch_helpers import export_gradebook, make_class, read_csv
 from conftest import NOTEBOOKS
 
 pytestmark = pytest.mark.slow
@@ -20,19 +21,26 @@ def _exchange(course, tmp, student: str) -> list[str]:
             "--course=attention-course", f"--student={student}", "--log-level=WARN"]
 
 
-def _student_submits(course, tmp, student: str, overrides=None, fetch=True) -> None:
-    """fetch_assignment (or a copy of release/), fill the notebooks in, submit: what a student does."""
+def _student_submits(course, tmp, student: str, overrides=None, fetch=True, rename=None, again=False) -> None:
+    """fetch_assignment (or a copy of release/), fill the notebooks in, submit: what a student does
+    (``rename``: notebook -> the name the student's copy ends up with; ``again``: a second submission of
+    the same copy, now filled in with ``overrides``)."""
     import nbformat
     home = tmp / "home" / student
-    home.mkdir(parents=True)
-    if fetch:
+    home.mkdir(parents=True, exist_ok=again)
+    if again:
+        pass
+    elif fetch:
         run_nbgrader(["fetch_assignment", A, *_exchange(course, tmp, student)], home, "fetch_assignment")
     else:
         shutil.copytree(course / "release" / A, home / A)
     answers = reference_answers(course / "source" / A)
     for path in sorted((home / A).glob("*.ipynb")):
-        nb = fill_notebook(nbformat.read(path, as_version=4), answers[path.stem], overrides)
+        stem = notebook_for(path.name, answers)
+        nb = fill_notebook(nbformat.read(path, as_version=4), answers[stem], overrides)
         nbformat.write(nb, path)
+        if (rename or {}).get(stem):
+            path.rename(path.with_name(rename[stem] + ".ipynb"))
     run_nbgrader(["submit", A, *_exchange(course, tmp, student)], home, "submit")
 
 
@@ -128,3 +136,60 @@ def test_feedback_reaches_its_owner_only(tmp_path):
         home = tmp_path / "home" / student
         run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, student)], home, "fetch_feedback")
         assert sorted(p.stem for p in (home / A / "feedback").glob("*/*.html")) == expect
+
+
+def _released_course(tmp_path):
+    """A course whose assignment is released to a temporary exchange."""
+    course = make_class(tmp_path, [])
+    shutil.rmtree(course / "release")
+    (tmp_path / "exchange").mkdir()
+    ex = [f"--Exchange.root={tmp_path / 'exchange'}", "--log-level=WARN"]
+    run_nbgrader(["generate_assignment", A], course, "generate_assignment")
+    run_nbgrader(["release_assignment", A, *ex], course, "release_assignment")
+    return course, ex
+
+
+def test_a_renamed_notebooks_page_is_delivered_under_the_name_submitted(tmp_path):
+    course, ex = _released_course(tmp_path)
+    home = tmp_path / "home" / "ada"
+    _student_submits(course, tmp_path, "ada", rename={"ex1_attention": "ex1_attention (1)"})
+    run_nbgrader(["collect", A, *ex], course, "collect")
+    assert (course / "submitted" / "ada" / A / "ex1_attention (1).ipynb").exists()
+    result = grade_batch(course=course, workers=1, progress=False)
+    assert result.records[0].total == 28 and not result.errors
+    pages = sorted(p.name for p in (course / "feedback" / "ada" / A).glob("*.html"))
+    assert pages == ["ex1_attention (1).html", "ex2_causal_mask.html", "ex3_memory.html", "ex4_cross_attention.html"]
+    report = (course / "grading" / "report.html").read_text()
+    assert "Feedback nbgrader cannot deliver" not in report
+
+    run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")
+    run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, "ada")], home, "fetch_feedback")
+    fetched = sorted(p.name for p in (home / A / "feedback").glob("*/*.html"))
+    assert fetched == pages
+    page = next((home / A / "feedback").glob("*/ex1_attention (1).html")).read_text()
+    assert "8 / 8" in page and "was graded as ex1_attention.ipynb" in page      # the note on the rename too
+
+
+def test_a_resubmission_collected_with_update_is_regraded_by_resume(tmp_path, capsys):
+    from autograder.__main__ import main
+    course, ex = _released_course(tmp_path)
+    wrong = {"scaled_dot_product_attention": "def scaled_dot_product_attention(Q, K, V):\n"
+             "    w = softmax(Q @ K.T, axis=-1)\n    return w @ V, w\n"}
+    _student_submits(course, tmp_path, "ada", wrong)
+    _student_submits(course, tmp_path, "bob", {"causal_mask": "def causal_mask(n):\n"
+                                                "    return np.triu(np.full((n, n), -np.inf))\n"})
+    run_nbgrader(["collect", A, *ex], course, "collect")
+    assert main(["grade", "--course", str(course), "--workers", "1"]) == 0
+    bob = export_gradebook(course)["bob"]
+    first = (course / "submitted" / "ada" / A / "timestamp.txt").read_text()
+    _student_submits(course, tmp_path, "ada", fetch=False, again=True)       # ada fixes her work and submits again
+    run_nbgrader(["collect", "--update", A, *ex], course, "collect --update")
+    assert (course / "submitted" / "ada" / A / "timestamp.txt").read_text() != first
+    capsys.readouterr()
+    assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
+    out = capsys.readouterr().out
+    assert "1 submission changed since graded" in out and "graded 1, skipped 1" in out
+    rows = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}
+    assert rows["ada"]["total"] == "28" and rows["ada"]["submitted"].startswith(
+        (course / "submitted" / "ada" / A / "timestamp.txt").read_text()[:19])
+    assert export_gradebook(course) == {"ada": 28.0, "bob": bob} and bob < 28

@@ -51,7 +51,8 @@ def test_batch_rows_for_entries_that_are_not_folders(tmp_path):
     lay_out_odd(course)
     os.mkfifo(course / "submitted" / "stray-fifo")            # a whole student folder that is a FIFO
     out = tmp_path / "out"
-    result = grade_batch(course=course, out=out, workers=1, progress=False, gradebook_url=gradebook_in(out))
+    result = grade_batch(course=course, out=out, workers=1, progress=False, gradebook_url=gradebook_in(out),
+                         create_gradebook=True)
     rows = {r["student_id"]: r for r in read_csv(out / "grades.csv")}
     assert sorted(rows) == sorted(ODD) and sorted(result.graded) == sorted(ODD)
     assert all(r["needs_review"] in ("True", "true", "1", "yes") for r in rows.values()), rows

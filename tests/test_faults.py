@@ -26,7 +26,7 @@ def _graded_class(tmp_path_factory, name: str, students) -> tuple:
     tmp = tmp_path_factory.mktemp(name)
     course = make_class(tmp, students)
     grade_batch(course=course, out=tmp / "reference", workers=2, progress=False,
-                gradebook_url=gradebook_in(tmp / "reference"))
+                gradebook_url=gradebook_in(tmp / "reference"), create_gradebook=True)
     return course, tmp / "reference"
 
 
@@ -37,7 +37,7 @@ def course_and_reference(tmp_path_factory):
 
 def _grade_cmd(course, out, *extra):
     return [sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out),
-            "--workers", "2", "--gradebook", gradebook_in(out), *extra]
+            "--workers", "2", "--gradebook", gradebook_in(out), "--create-gradebook", *extra]
 
 
 def _kill_marked_after(marker: str, done: threading.Event):

@@ -106,7 +106,7 @@ class _Gradebook:
     def __init__(self):
         self.records = None
 
-    def finish(self, records, submitted=None):
+    def finish(self, records, submitted=None, fresh=None):
         self.records = records
         return {}
 
@@ -122,7 +122,8 @@ def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
         real(path, record, late)
     monkeypatch.setattr(feedback, "write_feedback", flaky)
     gradebook = _Gradebook()
-    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a", gradebook=gradebook)
+    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+                                   gradebook=gradebook).errors
     assert len(errors) == 1 and "'bob'" in errors[0] and "No space left" in errors[0]
     assert (tmp_path / "feedback/ann/index.html").exists() and (tmp_path / "feedback/cid/index.html").exists()
     assert (tmp_path / "results/bob/results.json").exists() and len(gradebook.records) == 3

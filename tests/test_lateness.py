@@ -163,13 +163,13 @@ def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_pat
     from batch_helpers import read_csv
 
     class Failing:
-        def finish(self, records, submitted=None):
+        def finish(self, records, submitted=None, fresh=None):
             raise OutputError("could not update the gradebook: the plugin raised")
 
     (tmp_path / "submitted" / "ada" / "hw").mkdir(parents=True)
     (tmp_path / "submitted" / "ada" / "hw" / "timestamp.txt").write_text("2026-11-02 17:00:00.000000 UTC")
     record = failed_record("ada", "stands for a graded submission")
-    errors = write_outputs(tmp_path / "out", [record], course=tmp_path, assignment="hw", gradebook=Failing())
+    errors = write_outputs(tmp_path / "out", [record], course=tmp_path, assignment="hw", gradebook=Failing()).errors
     assert any("could not update the gradebook" in e for e in errors)
     row = read_csv(tmp_path / "out" / "grades.csv")[0]
     assert row["seconds_late"] == row["late_penalty"] == "unknown"

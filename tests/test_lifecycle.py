@@ -33,7 +33,7 @@ def test_a_second_run_on_the_same_folder_is_refused_with_the_holder(tmp_path):
     holder = _holder(tmp_path / "out")
     try:
         with pytest.raises(RunLocked, match=rf"another grading run \(pid {holder.pid}, started at .+\) is writing "
-                                            rf"to {tmp_path / 'out'}/; wait for it or stop it"):
+                                            rf"to the output folder {tmp_path / 'out'}; wait for it or stop it"):
             grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False)
         cli = subprocess.run([sys.executable, "-m", "autograder", "grade", "--course", str(course),
                               "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
@@ -53,7 +53,7 @@ def test_a_run_on_the_same_gradebook_is_refused_whatever_its_output_folder(tmp_p
         with pytest.raises(RunLocked, match=rf"another grading run \(pid {holder.pid}, .*\) is writing to "
                                             rf"the gradebook {db}; wait for it or stop it"):
             grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False,
-                        gradebook_url=f"sqlite:///{db}")
+                        gradebook_url=f"sqlite:///{db}", create_gradebook=True)
         grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
     finally:
         holder.kill()

@@ -85,10 +85,23 @@ def test_summary_table_lists_students_then_the_class():
     from autograder.textreport import summary_table
     full = Record("bob", [_check("ex1_attention", "shapes", 1, True)])
     lines = summary_table([_mask_after_softmax("ann\x1b[2J"), full]).splitlines()
-    assert lines[0].split() == ["student", "total", "review", "diagnoses"]
+    assert lines[0].split() == ["student", "total", "late", "review", "diagnoses"]
     assert lines[1].split() == ["ann\\x1b[2J", "1/6", "mask-after-softmax"]        # shown as it is, not as 'ann'
     assert lines[2].split() == ["bob", "1/1"]
     assert lines[-1] == "2 submissions graded: 1 full marks, 0 need review."
+
+
+def test_summary_table_shows_totals_after_late_penalties_as_the_gradebook_does():
+    from autograder.gradebook.lateness import Lateness
+    from autograder.textreport import summary_table
+    full = [Record(s, [_check("ex1_attention", "shapes", 4, True)]) for s in ("ann", "dee", "eve")]
+    late = {"dee": Lateness("2026-12-02 10:00:00.000000 UTC", "2026-12-01 17:00:00", 61200.0, {"ex1_attention": 3.0}),
+            "eve": Lateness(unknown="lateness unknown: the gradebook could not be updated")}
+    lines = summary_table(full, late).splitlines()
+    assert lines[1].split() == ["ann", "4/4"]
+    assert lines[2].split() == ["dee", "1/4", "late", "-3"]          # what nbgrader export shows: 4 - 3
+    assert lines[3].split() == ["eve", "4/4", "?"]
+    assert lines[-1].startswith("3 submissions graded: 2 full marks, 0 need review, 2 late or of unknown")
 
 
 def test_notebook_pages_in_nbgrader_layout_start_with_the_main_problem():
@@ -134,3 +147,21 @@ def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():
     page = feedback_html(record)
     assert "`" not in page.split('<section id="summary">')[1]
     assert page.count("<code>raise NotImplementedError()</code>") == 3      # start here, summary, every check
+
+
+def test_a_persons_scores_count_everywhere_and_a_review_is_done_only_when_they_graded_it():
+    from autograder.outputs.csvout import csv_row
+    from autograder.outputs.write import with_manual_work
+    from autograder.textreport import summary_table
+    record = Record("ann", [_check("ex1_attention", "shapes", 4, False), _check("ex2_causal", "rows", 2, True)],
+                    needs_review=True)
+    unflagged = with_manual_work(record, {"manual": {}, "comments": [], "needs_manual_grade": False})
+    assert unflagged.open_review and not unflagged.reviewed           # nobody graded it: still to review
+    graded = with_manual_work(record, {"manual": {"ex1_attention": 3.0, "elsewhere": 9.0},
+                                       "comments": [["ex1_attention", "ex1_solution", "close"]],
+                                       "needs_manual_grade": False})
+    assert graded.reviewed and not graded.open_review and graded.manual == {"ex1_attention": 3.0}
+    assert (graded.total, graded.auto_total, graded.notebooks["ex1_attention"].earned) == (5, 2, 3)
+    assert csv_row(graded)["total"] == "5" and csv_row(graded)["needs_review"] == "false"
+    assert summary_table([graded]).splitlines()[1].split() == ["ann", "5/6"]
+    assert with_manual_work(record, None) is record                   # the gradebook said nothing

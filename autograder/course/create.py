@@ -6,6 +6,8 @@ from the package data (``autograder.course.resources``), so it works from any in
 """
 from __future__ import annotations
 
+import shlex
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,14 +102,16 @@ def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str
 
 
 def next_steps(course: Path, assignment: str = CHAPTER) -> str:
-    """What an instructor runs next, for the ``init`` command's last lines."""
+    """What an instructor runs next, for the ``init`` command's last lines: with the interpreter that
+    runs now (the one that has this package), not whatever ``python`` is first on the PATH."""
+    me = f"{shlex.quote(sys.executable)} -m autograder"
     return "\n".join([
         "Next:",
-        f"  cd {course}",
-        "  python -m autograder release --course .      # after editing source/: regenerate release/",
+        f"  cd {shlex.quote(str(course))}",
+        f"  {me} release --course .      # after editing source/: regenerate release/",
         f"  nbgrader release_assignment {assignment}   # or hand out release/{assignment}/*.ipynb",
         f"  nbgrader collect {assignment}              # or copy each student's notebooks to "
         f"submitted/<student>/{assignment}/",
-        "  python -m autograder grade --course .        # grade every submission in the sandbox",
-        f"  python -m autograder check submitted/<student>/{assignment}   # one submission, as a table",
+        f"  {me} grade --course .        # grade every submission in the sandbox",
+        f"  {me} check submitted/<student>/{assignment}   # one submission, as a table",
     ])

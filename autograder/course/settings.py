@@ -148,7 +148,9 @@ def assignments(root: Path) -> list[str]:
 
 def init_command(root, merge: bool = False) -> str:
     """The command that lays out this chapter's course files in ``root`` (for messages)."""
-    return f"`python -m autograder init {root}{' --merge' if merge else ''}`"
+    import shlex
+    import sys
+    return f"`{shlex.quote(sys.executable)} -m autograder init {shlex.quote(str(root))}{' --merge' if merge else ''}`"
 
 
 def choose_assignment(root: Path, given: str | None = None) -> str:

@@ -25,6 +25,7 @@ from ..course.settings import Course
 from ..records import OutputError, Record
 from .runlock import RunLocks
 
+FAILED = "gradebook writer: "      # how the writer starts the one line that says why it failed
 
 def review_flags(record: Record) -> dict[str, list[str]]:
     """notebook -> why its grade cells need a person, for the notebooks that do."""
@@ -63,18 +64,21 @@ class GradebookWriter:
             return
         self.sent.add(record.student_id)
 
-    def finish(self, records: list[Record], submitted: dict[str, str] | None = None) -> dict[str, dict]:
-        """Send the scores not sent yet (and each submission's time, nbgrader's format); return, per
-        student, how late nbgrader's gradebook says the work was and each notebook's late penalty."""
+    def finish(self, records: list[Record], submitted: dict[str, str] | None = None,
+               fresh=None) -> dict[str, dict]:
+        """Send the scores not sent yet (and each submission's time, nbgrader's format; ``fresh``: the
+        students this run graded, default all); return, per student, how late nbgrader's gradebook says
+        the work was, each notebook's late penalty and what a person graded there (``writer.manual_work``)."""
         submitted = submitted or {}
-        rest = [_scores(r, submitted.get(r.student_id, "")) for r in records if r.student_id not in self.sent]
+        rest = [_scores(r, submitted.get(r.student_id, ""), fresh is None or r.student_id in fresh)
+                for r in records if r.student_id not in self.sent]
         try:
             out, err = self.proc.communicate(json.dumps(rest) if rest else None, timeout=600)
         except (OSError, ValueError):                 # the writer died while the class was graded
             out, err = "", self.proc.stderr.read() if self.proc.stderr else ""
             self.proc.wait()
         if self.proc.returncode != 0:
-            raise OutputError(f"could not update the gradebook: {err.strip()[-800:]}")
+            raise OutputError(_why(err))
         try:
             return json.loads(out)
         except ValueError:
@@ -87,9 +91,18 @@ class GradebookWriter:
             self.proc.wait()
 
 
-def _scores(record: Record, submitted: str) -> dict:
-    return {"student": record.student_id, "submitted": submitted,
-            "earned": {g: c.earned for g, c in record.cells.items()}, "flags": review_flags(record)}
+def _scores(record: Record, submitted: str, fresh: bool = True) -> dict:
+    """What the writer records for one student; ``fresh``: graded by this run (only then may a cell a
+    person cleared be flagged again)."""
+    return {"student": record.student_id, "submitted": submitted, "fresh": fresh,
+            "earned": {g: c.earned for g, c in record.auto_cells.items()}, "flags": review_flags(record)}
+
+
+def _why(err: str) -> str:
+    """The writer's own line saying why it failed, else the last line it printed."""
+    lines = [line for line in err.splitlines() if line.strip()]
+    own = [line[len(FAILED):] for line in lines if line.startswith(FAILED)]
+    return own[-1] if own else f"could not update the gradebook: {lines[-1][-800:] if lines else 'no message'}"
 
 
 def _is_text(student_id: str) -> bool:

@@ -19,10 +19,11 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..records import OutputError
 from .timestamps import written_time
+from .url import sqlite_path
 
 LOCK_NAME = ".grading-run.lock"
-SQLITE = "sqlite:///"
 
 
 class RunLocked(ValueError):
@@ -32,13 +33,17 @@ class RunLocked(ValueError):
 class RunLock:
     """One lock file, held from ``acquire()`` until ``release()``; ``what`` it guards, for messages."""
 
-    def __init__(self, path: Path, what: str):
-        self.path, self.what = Path(path), what
+    def __init__(self, path: Path, what: str, fix: str = "choose another folder"):
+        self.path, self.what, self.fix = Path(path), what, fix
         self.fd: int | None = None
 
     def acquire(self, wait_for_orphans: float = 5.0) -> "RunLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise OutputError(f"cannot write {self.what} ({_why_not_writable(self.path.parent, exc)}); "
+                              f"{self.fix}") from None
         if not _lock(fd, self.path, wait_for_orphans):
             holder = _read_holder(fd)
             os.close(fd)
@@ -63,15 +68,24 @@ class RunLock:
 
 
 def folder_lock(out: Path) -> RunLock:
-    return RunLock(Path(out) / LOCK_NAME, f"{out}/")
+    return RunLock(Path(out) / LOCK_NAME, f"the output folder {out}", "choose a folder you can write with --out")
+
+
+def _why_not_writable(folder: Path, exc: OSError) -> str:
+    """Why a folder could not be made or written, in words: a file in its way, or the system's reason."""
+    for part in (folder, *folder.parents):
+        if os.path.lexists(part) and not part.is_dir():
+            return f"{part} is a file, not a folder"
+    return f"{folder}: {exc.strerror or exc}"
 
 
 def gradebook_lock(db_url: str | None) -> RunLock | None:
     """The lock beside a SQLite gradebook file (None for another database: its server is the judge)."""
-    if not db_url or not db_url.startswith(SQLITE):
+    db = sqlite_path(db_url)
+    if db is None:
         return None
-    db = Path(db_url[len(SQLITE):])
-    return RunLock(db.with_name(f".{db.name}{LOCK_NAME}"), f"the gradebook {db}")
+    return RunLock(db.with_name(f".{db.name}{LOCK_NAME}"), f"the gradebook {db}",
+                   "choose a gradebook in a folder you can write with --gradebook")
 
 
 class RunLocks:

@@ -28,8 +28,10 @@ from pathlib import Path
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
 from ..course.settings import load_course
 from ..run.lifecycle import die_with_parent, ignore_terminal_interrupt
+from .client import FAILED
 from .latepenalties import LatePenalties
 from .runlock import belongs_to_run
+from .url import sqlite_path
 
 GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
 
@@ -98,7 +100,35 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
     if not ours():
         raise Gone("before the scores were written")
     gb.db.commit()
-    return lateness
+    return {student: {**answer, **manual_work(gb.find_submission(assignment, student))}
+            for student, answer in lateness.items()}
+
+
+def _auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
+    """The grader's score of one cell, and whether a person must grade it. A person's work is kept:
+    a cell with a manual score is never flagged again, and a flag is set only on a cell this run
+    graded (``fresh``) or never graded before, so a flag a person cleared stays cleared."""
+    unseen = grade.auto_score is None
+    grade.auto_score = score
+    if grade.manual_score is None and (fresh or unseen):
+        grade.needs_manual_grade = review
+
+
+def manual_work(submission) -> dict:
+    """What a person set in formgrader on this submission: each cell's score where a manual score or
+    extra credit was given (as nbgrader's Grade.score counts it), the comments, and whether any cell
+    still needs grading by hand."""
+    grades = [g for nb in submission.notebooks for g in nb.grades]
+    return {"manual": {g.name: _person_score(g) for g in grades if g.manual_score is not None or g.extra_credit},
+            "comments": [[nb.name, c.name, c.manual_comment] for nb in submission.notebooks
+                         for c in sorted(nb.comments, key=lambda c: c.name) if c.manual_comment],
+            "needs_manual_grade": any(g.needs_manual_grade for g in grades)}
+
+
+def _person_score(grade) -> float:
+    """nbgrader's Grade.score, computed from the row as it is now (the column is read once per session)."""
+    base = grade.manual_score if grade.manual_score is not None else grade.auto_score
+    return float(base or 0.0) + float(grade.extra_credit or 0.0)
 
 
 MAX_COMMENT = 2000
@@ -145,8 +175,8 @@ def _write_score(gb, assignment: str, s: dict, unfit: list[str], course: Path | 
     for notebook in submission.notebooks:
         reasons = (s.get("flags") or {}).get(notebook.name)
         for grade in notebook.grades:
-            grade.auto_score = float(s["earned"].get(grade.name, 0))
-            grade.needs_manual_grade = bool(reasons) and grade.max_score > 0
+            _auto_grade(grade, float(s["earned"].get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
+                        fresh=s.get("fresh", True))
             if grade.auto_score > grade.max_score:
                 unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
                              f"{grade.max_score:g}")
@@ -214,9 +244,9 @@ def stamp_new_sqlite(db_url: str) -> None:
 
     import nbgrader.api
     from alembic.script import ScriptDirectory
-    if not db_url.startswith("sqlite:///"):
+    path = sqlite_path(db_url)
+    if path is None:
         return
-    path = Path(db_url[len("sqlite:///"):])
     if path.exists() and path.stat().st_size > 0:
         return
     head = ScriptDirectory(str(Path(nbgrader.api.__file__).parent / "alembic")).get_current_head()
@@ -258,6 +288,33 @@ def _gone(what: str) -> int:
 
 def main(argv=None) -> int:
     args = _parse(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(args)
+    except Exception as exc:  # noqa: BLE001 - any failure is one line for the instructor, not a traceback
+        print(FAILED + failure(exc, args.db_url), file=sys.stderr)
+        return 1
+
+
+def failure(exc: Exception, db_url: str) -> str:
+    """Why the gradebook could not be written, and what to do, in one line."""
+    where = sqlite_path(db_url) or db_url
+    text = " ".join(str(exc).split())
+    if "database is locked" in text:
+        return (f"{where} is locked by another program writing to it (formgrader saving a grade, an nbgrader "
+                "command, a sqlite3 shell): let it finish or close it, then run grade --resume, which writes "
+                "the scores without grading again")
+    if "readonly database" in text or "read-only" in text:
+        return (f"{where} cannot be written (it is read-only, or ?mode=ro asks for that): give a gradebook "
+                "you can write with --gradebook, then run grade --resume")
+    if type(exc).__name__ == "OperationalError":
+        return (f"the database {where} refused the scores ({text[:300]}); fix the database or give another "
+                "with --gradebook, then run grade --resume")
+    if isinstance(exc, RuntimeError):
+        return text[:600]
+    return f"{where}: {type(exc).__name__}: {text[:300]}"
+
+
+def _main(args) -> int:
     if args.parent:
         die_with_parent(args.parent)
     ignore_terminal_interrupt()

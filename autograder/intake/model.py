@@ -27,6 +27,7 @@ class Intake:
     problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
     private: list[str] = field(default_factory=list)      # the instructor's eyes only: which classmates
+    files: dict[str, str] = field(default_factory=dict)   # notebook -> the file it was read from
     needs_review: bool = False
     owner: dict[int, str] = field(default_factory=dict)   # index in problems -> the notebook it is about
     layout: dict[str, list] = field(default_factory=dict)  # notebook -> its checked cells (cells.Cell), in order

@@ -104,6 +104,7 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
     raw = _read(fd, folder, found, ctx, intake)
     if raw is None:
         return
+    intake.files[name] = found.file
     if len(raw) > MAX_NOTEBOOK_BYTES:
         intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
                       "mostly outputs; the outputs were ignored and the code graded.")

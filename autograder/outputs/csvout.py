@@ -20,7 +20,7 @@ def csv_row(record: Record, late: Lateness | None = None, name: str | None = Non
     """One row; the id as ``name`` shows it (``inert.told_apart`` among the class), else ``shown_id``."""
     late, notebooks = late or Lateness(), record.notebooks
     return {"student_id": shown_id(record.student_id) if name is None else name, "total": f"{score(record.total, late):g}",
-            "max_total": record.max_total, "needs_review": str(record.needs_review).lower(),
+            "max_total": record.max_total, "needs_review": str(record.open_review).lower(),
             "submitted": late.submitted, "seconds_late": "unknown" if late.unknown else f"{late.seconds_late:g}",
             "late_penalty": "unknown" if late.unknown else f"{late.penalty:g}",
             **{c: record.categories[c].earned for c in CATEGORIES},

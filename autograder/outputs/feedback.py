@@ -30,6 +30,7 @@ def start_here(checks) -> str:
 
 def _summary(record: Record, late: Lateness | None) -> str:
     cats = ", ".join(f"{k} {v.earned}/{v.max}" for k, v in record.categories.items())
+    cats += "; by the automatic checks, before your grader's points" if record.manual else ""
     rows = ([escape(s.notebook), f"{s.earned}/{s.max}",
              message(s.problem) + _tag(s.diagnosis) if s.problem else '<span class="pass">all checks pass</span>']
             for s in notebook_summaries(record))
@@ -40,11 +41,24 @@ def _summary(record: Record, late: Lateness | None) -> str:
 
 
 def review_block(record: Record) -> str:
-    """Why an instructor will look at the submission ("" when nothing needs review)."""
+    """Why an instructor will look (or looked) at the submission ("" when nothing needs review)."""
     if not record.needs_review:
         return ""
     items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
-    return f'<div class="review"><p>An instructor will review this submission:</p><ul>{items}</ul></div>'
+    who = "An instructor reviewed" if record.reviewed else "An instructor will review"
+    return f'<div class="review"><p>{who} this submission:</p><ul>{items}</ul></div>'
+
+
+def by_hand(record: Record, notebook: str | None = None) -> str:
+    """The points and comments a person gave in the gradebook (of one notebook, or all); "" when none."""
+    cells = [(g, c) for g, c in record.cells.items() if g in record.manual and notebook in (None, c.notebook)]
+    comments = [c for c in record.comments if notebook in (None, c[0])]
+    if not cells and not comments:
+        return ""
+    rows = [f"<li>{escape(g)}: {c.earned:g}/{c.max} given by your grader (the automatic checks gave "
+            f"{record.auto_cells[g].earned})</li>" for g, c in cells]
+    rows += [f"<li>{escape(nb)}.ipynb, {escape(cell)}: {escape(text)}</li>" for nb, cell, text in comments]
+    return f'<div class="by-hand"><h2>From your grader</h2><ul>{"".join(rows)}</ul></div>'
 
 
 def checks_table(checks) -> str:
@@ -75,7 +89,8 @@ def plots(checks) -> list[str]:
 
 
 def feedback_html(record: Record, late: Lateness | None = None) -> str:
-    parts = [_summary(record, late), review_block(record), "<h2>Every check</h2>", checks_table(record.checks)]
+    parts = [_summary(record, late), by_hand(record), review_block(record), "<h2>Every check</h2>",
+             checks_table(record.checks)]
     parts += plots(record.checks)
     if record.notes:
         parts.append("<h2>Errors in your notebook</h2><ul>" +

@@ -21,7 +21,11 @@ def results_json(record: Record, late: Lateness | None = None) -> dict:
     summary = f"Total {final:g}/{record.max_total}."
     if late and late.describe():
         summary += f" Lateness: {late.describe()}."
-    if record.needs_review:
+    if record.manual:
+        given = ", ".join(f"{g} {record.cells[g].earned:g}/{record.cells[g].max}" for g in record.manual_cells)
+        summary += f" Your grader gave {given}."
+    summary += "".join(f" Comment on {nb}.ipynb, {cell}: {text}" for nb, cell, text in record.comments)
+    if record.open_review:
         summary += " This submission will be reviewed by an instructor: " + " ".join(record.integrity)
     return {"score": final, "output": visible(summary), "tests": tests, "visibility": "visible",
             "stdout_visibility": "hidden"}

@@ -1,7 +1,8 @@
 """Feedback in nbgrader's layout, so nbgrader's own commands deliver it, each page to its owner only.
 
 ``<course>/feedback/<student>/<assignment>/<notebook>.html``: one page per notebook, made from our
-record, beside two files of the submission that ``nbgrader release_feedback`` requires:
+record, named as the student named the notebook (a renamed ``ex1_attention (1).ipynb`` gets
+``ex1_attention (1).html``, the page ``fetch_feedback`` looks for), beside two files of the submission that ``nbgrader release_feedback`` requires:
 ``timestamp.txt`` (it logs it) and ``submission_secret.txt`` (it names each released page by a hash
 of the secret and the notebook's name, which ``nbgrader fetch_feedback`` recomputes from the
 student's copy of the secret). Only a submission whose secret is usable and its own
@@ -19,9 +20,10 @@ from pathlib import Path
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness
 from ..inert import shown, shown_id
+from ..intake.names import notebook_for
 from ..intake.secret import SECRET
 from ..records import Record, atomic_write
-from .feedback import checks_table, plots, review_block, start_here
+from .feedback import by_hand, checks_table, plots, review_block, start_here
 from .html import escape, page
 
 
@@ -30,21 +32,67 @@ def feedback_folder(course: Course, student: str, assignment: str) -> Path:
 
 
 def write_notebook_feedback(course: Course, assignment: str, record: Record, lateness: Lateness | None,
-                            secret: bytes | str) -> str | None:
-    """Every notebook's page for one student when ``secret`` (bytes) is theirs alone; else (``secret`` says
-    why not) no page is left there, and the note for the instructor is returned."""
+                            secret: bytes | str) -> list[str]:
+    """Every notebook's page for one student when ``secret`` (bytes) is theirs alone, each named as the
+    student named the notebook (``page_name``); else (``secret`` says why not) no page is left there.
+    Returns the notes for the instructor: why nbgrader cannot deliver this student's pages, or some."""
     student = record.student_id
     folder = feedback_folder(course, student, assignment)
     if not isinstance(secret, bytes):
         removed = _undeliverable_pages(folder)
         gone = f"; {removed} page(s) nbgrader could not deliver were removed from {folder}" if removed else ""
-        return (f"{shown(student)}: {secret}, so nbgrader release_feedback cannot deliver this feedback{gone}; "
-                f"hand out feedback/{shown_id(student)}/ yourself")
+        return [f"{shown(student)}: {secret}, so nbgrader release_feedback cannot deliver this feedback{gone}; "
+                f"hand out feedback/{shown_id(student)}/ yourself"]
     atomic_write(folder / "timestamp.txt", lateness.submitted if lateness else "")   # before any page:
     atomic_write(folder / SECRET, secret)                 # release_feedback never sees a page without them
+    notes = []
     for notebook in sorted(record.notebooks):
-        atomic_write(folder / f"{notebook}.html", notebook_html(record, notebook, lateness))
-    return None
+        name, why = page_name(record, notebook)
+        atomic_write(folder / f"{name}.html", notebook_html(record, notebook, lateness))
+        _drop_older_pages(folder, notebook, keep=f"{name}.html")
+        if why:
+            notes.append(f"{shown(student)}: {why}, so nbgrader fetch_feedback cannot deliver the page of "
+                         f"{notebook}.ipynb (written as {notebook}.html); hand it out yourself")
+    return notes
+
+
+def page_name(record: Record, notebook: str) -> tuple[str, str | None]:
+    """The name of a notebook's page: the name the student submitted it under (``fetch_feedback`` looks
+    for the page of each ``*.ipynb`` of the student's own copy by that name), and why nbgrader cannot
+    deliver it (then the page takes the notebook's own name; None when it can)."""
+    file = record.files.get(notebook) or f"{notebook}.ipynb"
+    why = None
+    if not file.endswith(".ipynb"):
+        why = f"the notebook was submitted as {shown(file)}, which fetch_feedback does not look for (*.ipynb)"
+    elif file.startswith("."):
+        why = f"the notebook was submitted as {shown(file)}, a hidden file that release_feedback skips"
+    elif not _is_text(file):
+        why = f"the notebook was submitted as {shown(file)}, a name that is not UTF-8, which nbgrader cannot hash"
+    return (notebook if why else file[: -len(".ipynb")]), why
+
+
+def _is_text(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _drop_older_pages(folder: Path, notebook: str, keep: str) -> None:
+    """Remove this notebook's pages written under another name by an earlier run (the student renamed it
+    since): release_feedback would release them too."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if name != keep and name.endswith(".html") and notebook_for(name[: -len(".html")] + ".ipynb",
+                                                                    [notebook]) == notebook:
+            try:
+                os.unlink(folder / name)
+            except OSError:
+                pass
 
 
 def _undeliverable_pages(folder: Path) -> int:
@@ -73,5 +121,13 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None, bann
         parts.append(f"<p>Late: {escape(when)}; on this notebook {penalty:g} points.</p>")
     elif when:                                  # lateness unknown, or a note on the time: never silence
         parts.append(f"<p>Submission time: {escape(when)}.</p>")
-    parts += [start_here(checks), review_block(record), checks_table(checks), *plots(checks)]
+    parts += [start_here(checks), _notes(record, notebook), by_hand(record, notebook), review_block(record),
+              checks_table(checks), *plots(checks)]
     return page(f"Feedback for {shown_id(record.student_id)}: {notebook}.ipynb", "\n".join(parts))
+
+
+def _notes(record: Record, notebook: str) -> str:
+    """The record's notes on this notebook (a renamed copy was graded, an error in its cells)."""
+    names = {f"{notebook}.ipynb", shown(record.files.get(notebook, ""))}
+    mine = [n for n in record.notes if any(name in n for name in names)]
+    return "<ul>" + "".join(f"<li>{escape(n)}</li>" for n in mine) + "</ul>" if mine else ""

@@ -54,6 +54,7 @@ def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
 def _review(records: list[Record], late: dict[str, Lateness], names: dict[str, str]) -> list[str]:
     review = [r for r in records if r.needs_review]
     rows = ([_link(r.student_id, names), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
+             ("<strong>graded by hand</strong><br>" if r.reviewed else "") +
              "<br>".join(escape(p) for p in (*r.integrity, *r.review))] for r in review)
     return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
 
@@ -69,7 +70,7 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     parts = [
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total} "
         "(after late penalties); "
-        f"{sum(t == max_total for t in totals)} full marks; {sum(r.needs_review for r in records)} need review.</p>",
+        f"{sum(t == max_total for t in totals)} full marks; {sum(r.open_review for r in records)} need review.</p>",
         figure(svg.histogram(totals, max_total))]
     parts += _rates(records) + _misconceptions(records) + _undiagnosed(records, names) + _review(records, late, names)
     parts += _lateness_section(records, late, names) + _delivery_section(delivery) + _before_deadline(before)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..course.settings import Course, load_course
@@ -11,14 +11,25 @@ from ..inert import shown
 from ..records import OutputError, Record
 
 
+@dataclass
+class Written:
+    """What ``write_outputs`` wrote: the records as every output shows them (with what a person set in
+    the gradebook), each student's lateness, and what could not be written (one line each)."""
+    records: list[Record]
+    late: dict[str, Lateness]
+    errors: list[str]
+
+
 def write_outputs(out: Path, records: list[Record], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None, gradebook=None, settings: Course | None = None) -> list[str]:
+                  gradebook_url: str | None = None, gradebook=None, settings: Course | None = None,
+                  fresh=None) -> Written:
     """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
-    for ``gradebook_url``, by default the course's own gradebook).
+    for ``gradebook_url``, by default the course's own gradebook); ``fresh``: the students graded by
+    this run (default all), the only ones whose cells may be flagged for manual grading again.
 
     The gradebook comes first: it says how late each submission was and what that cost (nbgrader's
-    late penalties), which every other output shows. Returns what could not be written, one line
-    each: one student's failed page never stops the others'.
+    late penalties), and what a person graded there (formgrader's manual scores and comments), which
+    every other output shows. One student's failed page never stops the others'.
     """
     from .csvout import write_grades_csv
     from ..gradebook.client import GradebookWriter
@@ -26,7 +37,8 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     records = sorted(records, key=lambda r: r.student_id)
     settings = settings or load_course(course)             # a batch passes the settings it read
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
-    late, errors = _lateness(gradebook, records, settings.root, assignment)
+    late, answer, errors = _lateness(gradebook, records, settings.root, assignment, fresh)
+    records = [with_manual_work(r, answer.get(r.student_id)) for r in records]
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery, secrets = [], _secrets(settings.root, assignment, records)
     for record in records:
@@ -35,11 +47,24 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     from ..watch.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
-    return errors
+    return Written(records, late, errors)
 
 
-def _lateness(gradebook, records: list[Record], course: Path, assignment: str) -> tuple[dict, list[str]]:
-    """Each student's Lateness: the submission time from timestamp.txt, the rest from the gradebook."""
+def with_manual_work(record: Record, answer: dict | None) -> Record:
+    """The record as the gradebook shows it: a person's scores and comments, and whether the cells
+    flagged for review are all graded by hand (unchanged when the gradebook said nothing)."""
+    if not answer or "manual" not in answer:
+        return record
+    manual = {g: float(v) for g, v in answer["manual"].items() if g in record.auto_cells}
+    comments = [tuple(map(str, c)) for c in answer.get("comments", []) if len(c) == 3]
+    done = bool(manual) and not answer.get("needs_manual_grade", True)      # a person graded, none left
+    return replace(record, manual=manual, comments=comments, reviewed=record.needs_review and done)
+
+
+def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
+              fresh=None) -> tuple[dict, dict, list[str]]:
+    """Each student's Lateness (the submission time from timestamp.txt, the rest from the gradebook)
+    and the gradebook's whole answer per student."""
     times = submission_times(course, assignment, [r.student_id for r in records])
     storable = [r for r in records if _is_text(r.student_id)]
     errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
@@ -47,13 +72,13 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str) -
               if not _is_text(r.student_id)]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
-        gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}) or {}))
+        gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}, fresh) or {}))
     late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
     if error:                  # no output may say "no penalty" when the gradebook could not say how late
         late = {s: replace(v, unknown="lateness unknown: the gradebook could not be updated, so no late penalty "
                            "was computed; fix the gradebook error and grade again with --resume")
                 for s, v in late.items()}
-    return late, errors + ([error] if error else [])
+    return late, answer, errors + ([error] if error else [])
 
 
 def _is_text(student_id: str) -> bool:
@@ -89,7 +114,7 @@ def _student_outputs(out: Path, record: Record, late, course, assignment: str, d
               _attempt(f"results.json of {who}", write_results_json, out / "results" / student / "results.json",
                        record, late),
               _attempt(f"nbgrader feedback of {who}", lambda: delivery.extend(
-                  filter(None, [write_notebook_feedback(course, assignment, record, late, secret)])))]
+                  write_notebook_feedback(course, assignment, record, late, secret)))]
     return [e for e in errors if e]
 
 

@@ -19,11 +19,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..course.settings import Course, choose_assignment, load_course, resolve_db_url, unusable_settings
+from ..course.chapter import check_chapter, check_points
+from ..course.settings import CONFIG, Course, choose_assignment, load_course, resolve_db_url, unusable_settings
 from ..course.submissions import discover, not_a_folder, stray_entries
 from ..gradebook.client import GradebookWriter
 from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
+from ..gradebook.url import check_gradebook_url
 from ..inert import shown
 from ..records import OutputError, Record, check_record_names, not_graded, read_record, synced_at_end, write_record
 from .lifecycle import Stop, critical
@@ -115,11 +117,14 @@ def failed_record(student_id: str, message: str, detail: str = "", *, course=Non
                   assignment: str = "") -> Record:
     """Every check at 0 with ``message``, marked for review."""
     from ..course.fingerprint import fingerprint
+    from ..intake.digest import submission_digest
     from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, flags={"": [message]},
-                  fingerprint=fingerprint(course, assignment) if course else "")
+                  fingerprint=fingerprint(course, assignment) if course else "",
+                  submission=submission_digest(Path(course) / "submitted" / student_id / assignment)
+                  if course else "")
 
 
 @dataclass
@@ -131,6 +136,9 @@ class BatchResult:
     errors: list[str] = field(default_factory=list)     # outputs that could not be written (one line each)
     notes: list[str] = field(default_factory=list)
     regraded: list[str] = field(default_factory=list)   # records graded by an older rubric, notebooks or version
+    changed: list[str] = field(default_factory=list)    # submissions changed since their record (resubmitted)
+    late: dict = field(default_factory=dict)           # student -> Lateness, as the outputs show it
+    kept: list[str] = field(default_factory=list)       # with --student: the others, from their records
 
 
 class BatchStopped(Stop):
@@ -143,46 +151,53 @@ class BatchStopped(Stop):
 
 def grade_batch(*, course=".", assignment: str | None = None, out=None, workers: int | None = None,
                 resume: bool = False, scheduler: str | None = None, students=None, limits: dict | None = None,
-                progress: bool = True, outputs: bool = True, gradebook_url: str | None = None) -> BatchResult:
+                progress: bool = True, outputs: bool = True, gradebook_url: str | None = None,
+                create_gradebook: bool = False) -> BatchResult:
     """Grade ``course/submitted/*/<assignment>`` (default: the course's only assignment) into ``out``
-    (default ``course/grading``); scores go to the course's gradebook unless ``gradebook_url`` is given."""
+    (default ``course/grading``); scores go to the course's gradebook unless ``gradebook_url`` is given
+    (a SQLite file that must exist unless ``create_gradebook``). With ``students``, only those are
+    graded, and every class output is written from all current records."""
     settings = load_course(course)
     problems = unusable_settings(settings, gradebook_given=bool(gradebook_url) or not outputs)
     if problems:
         raise ValueError("nbgrader_config.py: " + "; ".join(problems))
     course, assignment = settings.root, choose_assignment(settings.root, assignment)
     out = Path(out).resolve() if out else course / "grading"
-    everyone = discover(course, assignment, students)
+    everyone = discover(course, assignment)
     check_record_names(everyone)                                # one id, one record file: never an overwrite
-    workers = workers or default_workers(len(everyone))
+    chosen = discover(course, assignment, students) if students else everyone
+    workers = workers or default_workers(len(chosen))
     if not scheduler and workers <= 1:
         _launch_ahead()                                         # first: it takes the longest to be ready
     try:
-        return _grade_batch(settings, course, assignment, out, everyone, workers=workers, resume=resume,
+        return _grade_batch(settings, course, assignment, out, everyone, chosen, workers=workers, resume=resume,
                             scheduler=scheduler, limits=limits, progress=progress, outputs=outputs,
-                            gradebook_url=gradebook_url)
+                            gradebook_url=gradebook_url, create_gradebook=create_gradebook)
     finally:
         _drop_launch()
 
 
-def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: list[str], *, workers: int,
-                 resume: bool, scheduler, limits, progress: bool, outputs: bool, gradebook_url) -> BatchResult:
+def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: list[str], chosen: list[str], *,
+                 workers: int, resume: bool, scheduler, limits, progress: bool, outputs: bool, gradebook_url,
+                 create_gradebook: bool) -> BatchResult:
     from ..course.fingerprint import fingerprint
     from ..intake import course_notebooks
+    check_chapter(course, assignment)
     course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
     check_points(course, assignment)
     if outputs:
         check_plugin(settings)                                  # a late plugin that cannot load stops us now
     current = fingerprint(course, assignment)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
+    if db_url:
+        check_gradebook_url(db_url, create=create_gradebook or not gradebook_url,
+                            what="--gradebook" if gradebook_url else f"c.CourseDirectory.db_url in {course / CONFIG}")
     # every file is renamed into place whole; the disk is waited for once, when the run ends
-    with _counting_on_stop(out, everyone, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
-        stored = {s: read_record(out, s, assignment) for s in everyone} if resume else {}
-        todo = [s for s in everyone if not (stored.get(s) and stored[s].fingerprint == current)]
-        result = BatchResult(out, graded=todo, skipped=[s for s in everyone if s not in todo],
-                             notes=[*settings.notes, *stray_entries(course / "submitted")],
-                             regraded=[s for s in todo if stored.get(s)])
-        bar = Progress(len(everyone), done=len(result.skipped), enabled=progress)
+    with _counting_on_stop(out, chosen, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
+        result = _plan(out, course, assignment, chosen, current, resume)
+        result.notes += [*settings.notes, *stray_entries(course / "submitted")]
+        todo = result.graded
+        bar = Progress(len(chosen), done=len(result.skipped), enabled=progress)
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if outputs else None
         run = _run_dask if scheduler else _run_local
@@ -194,10 +209,14 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
                 autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
+            result.notes += _not_current(course, assignment, everyone, chosen, result.records)
+            result.kept = [r.student_id for r in result.records if r.student_id not in chosen]
             if outputs:
                 from ..outputs.write import write_outputs
-                result.errors += write_outputs(out, result.records, course=course, assignment=assignment,
-                                               gradebook=gradebook, settings=settings)
+                written = write_outputs(out, result.records, course=course, assignment=assignment,
+                                        gradebook=gradebook, settings=settings, fresh=set(todo))
+                result.records, result.late = written.records, written.late
+                result.errors += written.errors
         except BaseException:
             if gradebook:
                 gradebook.abandon()
@@ -207,15 +226,49 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
     return result
 
 
-def check_points(course: Path, assignment: str) -> None:
-    """Stop before grading when the course's source notebooks and the rubric disagree on points."""
-    from ..course.fingerprint import points_disagreements
-    source = course / "source" / assignment
-    problems = points_disagreements(source) if source.is_dir() else []
-    if problems:
-        raise ValueError("the rubric and the source notebooks disagree on points (the rubric in "
-                         "autograder/rubric.py is the one source; make the notebooks' nbgrader points agree "
-                         "and run `make release`): " + "; ".join(problems))
+def _plan(out: Path, course: Path, assignment: str, chosen: list[str], current: str, resume: bool) -> BatchResult:
+    """Which of ``chosen`` to grade: all of them, or with ``resume`` those without a record of their
+    submission as it is now, graded by what grades now."""
+    result = BatchResult(out)
+    for student in chosen:
+        why = _outdated(read_record(out, student, assignment), current,
+                        course / "submitted" / student / assignment) if resume else "asked"
+        (result.graded if why else result.skipped).append(student)
+        {"grader": result.regraded, "submission": result.changed}.get(why, []).append(student)
+    return result
+
+
+def _outdated(record: Record | None, current: str, folder: Path) -> str | None:
+    """Why ``record`` does not stand for the submission in ``folder`` now: None when it does."""
+    from ..intake.digest import submission_digest
+    if record is None:
+        return "missing"
+    if record.fingerprint != current:
+        return "grader"
+    return "submission" if record.submission != submission_digest(folder) else None
+
+
+def _not_current(course: Path, assignment: str, everyone: list[str], chosen: list[str], records) -> list[str]:
+    """Notes on the class outside ``chosen``: students the outputs lack (no current record) and records
+    older than their submission."""
+    from ..intake.digest import submission_digest
+    have = {r.student_id: r for r in records}
+    missing = [s for s in everyone if s not in chosen and s not in have]
+    stale = [s for s in everyone if s not in chosen and s in have
+             and have[s].submission != submission_digest(course / "submitted" / s / assignment)]
+    notes = []
+    if missing:
+        notes.append(f"{_some(missing)} ha{'s' if len(missing) == 1 else 've'} a submission but no record "
+                     "graded by this grader, so the outputs lack them: run grade --resume to grade them")
+    if stale:
+        notes.append(f"{_some(stale)} resubmitted since graded; the outputs show the earlier work: run "
+                     "grade --resume to regrade")
+    return notes
+
+
+def _some(students: list[str]) -> str:
+    names = ", ".join(shown(s) for s in students[:5])
+    return names + (f" and {len(students) - 5} more" if len(students) > 5 else "")
 
 
 @contextmanager

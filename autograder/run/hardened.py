@@ -15,6 +15,7 @@ from ..grading import run_cell
 from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
+from ..intake.digest import submission_digest
 from ..intake.names import notebook_for
 from ..records import OutputError, Record
 from ..sandbox.forkclient import ForkServer
@@ -39,6 +40,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
     student_id = student_id or infer_student(path, assignment)
+    submission = submission_digest(path)                     # before intake: a later change counts as new
     intake = intake_submission(path, course, assignment, student_id, snapshot)
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
@@ -61,7 +63,8 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                   flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],
                   output="\n".join(g.output for g in graded if g.output),
-                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}))
+                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=submission,
+                  files=intake.files)
     if autograded is None:
         return record
     return replace(record, unwritten=_write_autograded(Path(autograded), intake, record, course, assignment,

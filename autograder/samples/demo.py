@@ -42,6 +42,6 @@ def run_demo(workdir: Path | None = None, workers: int | None = None) -> Path:
     """Grade the sample class in ``workdir`` (default ``./demo``) and print the summary table."""
     demo = prepare(Path(workdir) if workdir else Path.cwd() / "demo")
     result = grade_batch(course=demo, out=demo / "grading", workers=workers)
-    print(summary_table(result.records))
+    print(summary_table(result.records, result.late))
     print(outputs_lines(result.out))
     return result.out / "report.html"

@@ -1,0 +1,43 @@
+"""Whether an assignment of the course is this chapter, and whether its points agree with the rubric:
+checked before grading, each with one message that says what to run, in the install at hand."""
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from ..assignment import NOTEBOOKS
+
+
+def check_points(course: Path, assignment: str) -> None:
+    """Stop before grading when the course's source notebooks and the rubric disagree on points."""
+    from .fingerprint import points_disagreements          # the rubric and its checks: loaded when needed
+    source = course / "source" / assignment
+    problems = points_disagreements(source) if source.is_dir() else []
+    if problems:
+        raise ValueError(f"the rubric and the source notebooks disagree on points ({'; '.join(problems)}). "
+                         f"The rubric is the one source of points: {_points_fix(course, assignment)}")
+
+
+def _points_fix(course: Path, assignment: str) -> str:
+    """What to run, with the commands this install has: the repository's Makefile, or the package's CLI."""
+    makefile = course / "Makefile"
+    if (course / "autograder" / "rubric.py").is_file() and makefile.is_file() and "release:" in makefile.read_text():
+        return ("make the notebooks' nbgrader points in source/ agree with autograder/rubric.py (or change the "
+                "rubric), then run `make release`")
+    release = shlex.join([sys.executable, "-m", "autograder", "release", "--course", str(course)])
+    return (f"make the nbgrader points of the cells named above in {course / 'source' / assignment} say the "
+            f"same (the chapter as this package ships it: `{sys.executable} -m autograder init DIR`), then run "
+            f"`{release}`")
+
+
+def check_chapter(course: Path, assignment: str) -> None:
+    """Stop when ``assignment`` is another assignment of the course: this grader grades this chapter only."""
+    source = course / "source" / assignment
+    found = sorted(p.stem for p in source.glob("*.ipynb")) if source.is_dir() else []
+    ours = {nb.lower() for nb in NOTEBOOKS}
+    if found and not ours & {nb.lower() for nb in found}:
+        shown_found = ", ".join(f"{nb}.ipynb" for nb in found[:5]) + (" ..." if len(found) > 5 else "")
+        raise ValueError(f"{assignment} is not this chapter: its source/{assignment}/ holds {shown_found}, "
+                         f"and this grader grades only the attention chapter ({', '.join(NOTEBOOKS)}): use "
+                         f"`nbgrader autograde {assignment}` for it")
