@@ -214,7 +214,7 @@ def test_the_pages_say_what_grade_says(ex):
     assert "FeedbackOnSubmit" not in collect.stdout + collect.stderr     # nbgrader reads the config unbothered
     out = ex.tmp / "grading"
     result = grade_batch(course=ex.course, workers=1, progress=False, out=out, gradebook_url=gradebook_in(out),
-                         students=["bob", "s1", "s2"])
+                         create_gradebook=True, students=["bob", "s1", "s2"])
     assert {r.student_id for r in result.records} == {"bob", "s1", "s2"}
     for student in ("bob", "s1", "s2"):
         mine = _latest_pages(ex, student)

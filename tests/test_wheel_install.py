@@ -87,8 +87,8 @@ def test_grade_a_small_class_with_the_installed_package(installed, work):
     proc = installed.run(str(installed.python), "-m", "autograder", "grade", "--course", "course",
                          "--workers", "1", cwd=folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 submissions graded:" in proc.stdout and proc.stdout.split()[:4] == ["student", "total", "review",
-                                                                                 "diagnoses"]
+    assert "3 submissions graded:" in proc.stdout and proc.stdout.split()[:5] == ["student", "total", "late",
+                                                                                 "review", "diagnoses"]
     ours = _grades(course / "grading" / "grades.csv")
     demo = _grades(folder / "demo" / "grading" / "grades.csv")
     assert sorted(ours) == sorted(CLASS) and ours["correct-1"]["total"] == ours["correct-1"]["max_total"]
