@@ -64,10 +64,16 @@ class FlagForReview(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
             for grade in notebook.grades:
-                grade.needs_manual_grade = grade.needs_manual_grade or grade.max_score > 0
+                flag(grade)
             review_comment(notebook, reasons)
             gb.db.commit()
         return nb, resources
+
+
+def flag(grade) -> None:
+    """Mark one cell for a person unless a person already scored it (their work is never re-flagged)."""
+    if grade.manual_score is None and grade.max_score > 0:
+        grade.needs_manual_grade = True
 
 
 class HideHiddenTests(ClearHiddenTests):
