@@ -5,7 +5,8 @@
 
 Builds one class from the sample class (a mix of correct and buggy honest
 submissions) and in one run times: `nbgrader autograde` (serial, as nbgrader
-runs; once per class size), and `python -m autograder grade` with 1 and with 2
+runs, nbgrader's own Execute: the course config's block that routes it through our sandbox is
+removed for this copy; once per class size), and `python -m autograder grade` with 1 and with 2
 workers (every available isolation layer on, all outputs written: records,
 CSV, gradebook, feedback, results.json, report; a class of at most 30 gets 1
 worker by default), each ``--repeat`` times in alternation on a fresh copy of
@@ -74,6 +75,7 @@ def run_size(n: int, tmp: Path, repeat: int, baseline: Path | None, nbgrader: bo
     if nbgrader:
         nbg = tmp / f"nbgrader{n}"
         shutil.copytree(template, nbg)
+        plain_nbgrader(nbg / "nbgrader_config.py")
         run_nbgrader(["generate_assignment", "ch04_attention", "--force", "--log-level=WARN"], nbg,
                      "generate_assignment")
         autograde = ["autograde", "ch04_attention", "--force", "--log-level=WARN"]
@@ -97,6 +99,17 @@ def run_size(n: int, tmp: Path, repeat: int, baseline: Path | None, nbgrader: bo
     t.update({key: statistics.median(v) for key, v in runs.items()})
     t["in-process"] = statistics.median(in_process_rubric(template) for _ in range(repeat))
     return t
+
+
+DOORS = ("# --- the hardened grader's doors", "# --- end of the hardened grader's doors ---")
+
+
+def plain_nbgrader(config: Path) -> None:
+    """The course's config without the block that makes `nbgrader autograde` grade through our sandbox:
+    the comparison is with nbgrader's own Execute (each notebook run in a kernel, the hidden tests in it)."""
+    text = config.read_text()
+    start, end = text.index(DOORS[0]), text.index(DOORS[1]) + len(DOORS[1])
+    config.write_text(text[:start] + text[end:])
 
 
 def in_process_rubric(course: Path) -> float:
