@@ -23,6 +23,8 @@ def test_packaged_course_is_the_repository_course():
     fixtures = resources.fixture_sources()
     assert fixtures == {p.stem: p.read_text() for p in sorted((ROOT / "tests/fixtures/impl").glob("[!_]*.py"))}
     assert "no_scaling" in fixtures
+    attacks = resources.attack_sources()
+    assert attacks == {p.stem: p.read_text() for p in sorted((ROOT / "tests/adversarial").glob("[!_]*.py"))}
 
 
 def test_package_data_in_pyproject_covers_every_packaged_file():
@@ -34,7 +36,8 @@ def test_package_data_in_pyproject_covers_every_packaged_file():
     wanted = {base / "course_files/nbgrader_config.py",
               *(base / "course_files/source/ch04_attention" / n for n in resources.notebooks("source")),
               *(base / "course_files/release/ch04_attention" / n for n in resources.notebooks("release")),
-              *(base / "course_files/fixtures" / f"{n}.py" for n in resources.fixture_sources())}
+              *(base / "course_files/fixtures" / f"{n}.py" for n in resources.fixture_sources()),
+              *(base / "course_files/adversarial" / f"{n}.py" for n in resources.attack_sources())}
     assert wanted <= matched
 
 

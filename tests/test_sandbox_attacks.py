@@ -1,17 +1,21 @@
 """Each attack on the hardened grader is a test (issue: hardened grading of one submission)."""
+import importlib
 import os
+import pkgutil
 import socket
 import threading
+from pathlib import Path
 
 import pytest
 
+import adversarial
 from autograder.sandbox.limits import Limits
 from conftest import ROOT
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, lasting_processes, probe
 
 pytestmark = pytest.mark.slow
 
-
+CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
 
 
 @pytest.fixture(scope="module")
@@ -27,34 +31,31 @@ def _score(server, tmp_path, code, name="attacker", extra=None):
     return grade(ex2_notebook(tmp_path, name, code, extra), server)
 
 
-PROBES = {
-    "read_source_notebooks": f"open({str(ROOT / 'source/ch04_attention/ex2_causal_mask.ipynb')!r}).read()\nESCAPED = True",
-    "read_package_source": f"open({str(ROOT / 'autograder/rubric.py')!r}).read()\nESCAPED = True",
-    "import_reference_engine": "import solutions\nESCAPED = True",
-    "import_rubric": "import autograder.rubric\nESCAPED = True",
-    "read_gradebook_dir": f"os.listdir({str(ROOT)!r})\nESCAPED = True",
-    "list_other_students": "import os\nos.listdir('..')\nESCAPED = True",
-    "write_outside_workdir": "open('/tmp/attention-course-escape.txt', 'w').write('x')\nESCAPED = True",
-    "write_course_files": f"open({str(ROOT / 'nbgrader_config.py')!r}, 'a').write('#')\nESCAPED = True",
-    "raise_limits": "import resource\nresource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)\n"
-                    "ESCAPED = True",
-    "allocate_4_5_gb": "import numpy\nbig = numpy.ones(int(4.5e9) // 8)\nESCAPED = big.sum() > 0",
-    "read_proc_of_grader": "open('/proc/1/environ', 'rb').read()\nESCAPED = True",
-    "secrets_in_memory": "import sys\nESCAPED = any(m.startswith(('solutions', 'autograder.rubric', "
-                         "'autograder.checks', 'autograder.grading', 'nbgrader')) for m in sys.modules)",
-    "ipython_shell_escape": "out = get_ipython().getoutput('echo hi')\nget_ipython().system('echo hi')\n"
-                            "ESCAPED = 'hi' in str(out)",
-    "exec_a_program": "import subprocess\nsubprocess.run(['/bin/true'], check=True)\nESCAPED = True",
-}
+OTHER_PLACEHOLDERS = ("TCP_PORT", "UDP_PORT", "UNIX_PATH", "ABSTRACT_NAME", "SHM_KEY")
 
 
-@pytest.mark.parametrize("name", sorted(PROBES))
+def _placeable(mod) -> bool:
+    """A corpus probe this test can place: its code in causal_mask, no host service to reach (the
+    listeners and segments those need are test_adversarial.py's)."""
+    code = getattr(mod, "CODE", "")
+    return mod.KIND == "probe" and mod.TARGET == "causal_mask" and code \
+        and not any(p in code for p in OTHER_PLACEHOLDERS)
+
+
+PROBES = sorted(name for name in CORPUS if _placeable(importlib.import_module(f"adversarial.{name}")))
+
+
+def test_the_probes_are_drawn_from_the_corpus():
+    assert len(PROBES) >= 20 and "probe_read_source_notebooks" in PROBES and "probe_tcp_loopback" not in PROBES
+
+
+@pytest.mark.parametrize("name", PROBES)
 def test_capability_probe_scores_as_honest_wrong(server, honest, tmp_path, name):
-    import os as _os
-    code = "import os\n" + PROBES[name]
+    """Each probe of the corpus, graded against this checkout as the course (COURSE is its root)."""
+    code = importlib.import_module(f"adversarial.{name}").CODE.replace("COURSE", repr(str(ROOT)))
     record = _score(server, tmp_path, probe(code))
     assert record.total == honest["wrong"], record.checks
-    assert not _os.path.exists("/tmp/attention-course-escape.txt")
+    assert not list(Path("/tmp").glob("adversarial-*"))
 
 
 def _tcp_listener():

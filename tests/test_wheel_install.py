@@ -46,6 +46,8 @@ def test_wheel_carries_the_course_byte_for_byte(installed):
                 assert packaged(f"{kind}/ch04_attention/{nb.name}") == nb.read_bytes(), nb
         for fixture in (ROOT / "tests/fixtures/impl").glob("*.py"):
             assert packaged(f"fixtures/{fixture.name}") == fixture.read_bytes(), fixture
+        for attack in (ROOT / "tests/adversarial").glob("*.py"):       # the hostile students' code
+            assert packaged(f"adversarial/{attack.name}") == attack.read_bytes(), attack
 
 
 def test_sdist_carries_the_course_as_files(tmp_path):
@@ -57,6 +59,7 @@ def test_sdist_carries_the_course_as_files(tmp_path):
             assert member.isfile() and tar.extractfile(member).read() == nb.read_bytes()
         assert members["autograder/course_files/nbgrader_config.py"].isfile()
         assert members["autograder/course_files/fixtures/no_scaling.py"].isfile()
+        assert members["autograder/course_files/adversarial/disrupt_exit_in_crossover_length_cell.py"].isfile()
 
 
 def test_packages_import_from_the_new_environment_only(installed, tmp_path):

@@ -2,7 +2,8 @@
 
 ``autograder/course_files/`` holds the chapter as package data: the nbgrader config
 template, ``source/`` and ``release/`` notebooks and the sample class's inputs
-(``fixtures/``, the corpus of student code in ``tests/fixtures/impl/``). In the repository
+(``fixtures/``, the corpus of student code in ``tests/fixtures/impl/``; ``adversarial/``, the
+corpus of attacks in ``tests/adversarial/``, read as text for the hostile students). In the repository
 these entries are symbolic links to the top-level folders (the layout there is fixed),
 so a checkout and an editable install read the very files that git tracks; building a
 wheel or an sdist copies the files behind the links into the package. Either way the
@@ -17,7 +18,7 @@ from pathlib import Path
 
 CONFIG = "nbgrader_config.py"
 CHAPTER = "ch04_attention"
-SOURCE, RELEASE, FIXTURES = "source", "release", "fixtures"
+SOURCE, RELEASE, FIXTURES, ATTACKS = "source", "release", "fixtures", "adversarial"
 
 
 def course_files() -> Traversable:
@@ -38,7 +39,16 @@ def notebooks(kind: str, assignment: str = CHAPTER) -> dict[str, bytes]:
 
 def fixture_sources() -> dict[str, str]:
     """The sample class's inputs: fixture module name -> its code (read as text, never imported)."""
-    folder = course_files().joinpath(FIXTURES)
+    return _python_files(FIXTURES)
+
+
+def attack_sources() -> dict[str, str]:
+    """The corpus of attacks: attack module name -> its text (read as text, never imported)."""
+    return _python_files(ATTACKS)
+
+
+def _python_files(kind: str) -> dict[str, str]:
+    folder = course_files().joinpath(kind)
     return {f.name[:-3]: f.read_text(encoding="utf-8") for f in sorted(folder.iterdir(), key=lambda f: f.name)
             if f.name.endswith(".py") and not f.name.startswith("_")}
 

@@ -3,9 +3,11 @@
 One student per fixture in ``tests/fixtures/impl/`` (the one corpus of student code: correct
 but unusual ones, one per misconception, compound and uncatalogued mistakes, unfinished work),
 read as text through ``autograder.course.resources`` so an installed wheel builds the same class; plus
-the instructor's answers, damaged notebooks and hostile code. Each submission is the release
-filled with the instructor's answers, with the fixture's functions appended to the cells where
-they live, then, for the damaged ones, broken on purpose.
+the instructor's answers, damaged notebooks and hostile code (attacks of ``tests/adversarial/``, read
+as text the same way; the damaged notebooks stay here, since the corpus's damage is code and the grader
+never runs corpus code). Each submission is the release filled with the instructor's answers, with
+the fixture's functions appended to the cells where they live, then, for the damaged ones, broken
+on purpose.
 """
 from __future__ import annotations
 
@@ -53,14 +55,27 @@ def fixture_students(sources: dict[str, str] | None = None) -> dict[str, dict]:
             if name != "correct_plain"}
 
 
-HOSTILE = {
-    "hostile-infinite-loop": {"causal_mask": "while True:\n    pass\n"},
-    "hostile-reads-source": {"softmax": "import glob\nleak = [open(p).read() for p in glob.glob('/**/source/**/*.ipynb',"
-                                        " recursive=True)]\n"},
-    "hostile-fork-bomb": {"cross_attention": "import os\nfor _ in range(100):\n    try:\n        os.fork()\n"
-                                             "    except OSError:\n        break\n"},
-    "hostile-exits": {"crossover_length": "import os\nos._exit(1)\n"},
-}
+# hostile student -> the attack of the corpus (tests/adversarial/) whose code it hands in
+HOSTILE_ATTACKS = {"hostile-infinite-loop": "disrupt_loop_in_causal_mask_cell",
+                   "hostile-reads-source": "disrupt_glob_source_notebooks_in_softmax_cell",
+                   "hostile-fork-bomb": "disrupt_fork_bomb_in_cross_attention_cell",
+                   "hostile-exits": "disrupt_exit_in_crossover_length_cell"}
+
+
+def attack_override(source: str) -> dict[str, str]:
+    """An attack module's ``{TARGET: CODE}``, read with ``ast.literal_eval`` (never imported or run)."""
+    values = {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse(source).body
+              if isinstance(node, ast.Assign) and len(node.targets) == 1
+              and isinstance(node.targets[0], ast.Name) and node.targets[0].id in ("TARGET", "CODE")}
+    if values.get("TARGET") not in EXERCISE_FUNCTIONS or not isinstance(values.get("CODE"), str):
+        raise ValueError(f"an attack for the sample class needs TARGET (an exercise function) and CODE: {values}")
+    return {values["TARGET"]: values["CODE"].lstrip("\n")}
+
+
+def hostile_students(sources: dict[str, str] | None = None) -> dict[str, dict]:
+    """student id -> overrides, each the code of one attack of the corpus."""
+    sources = resources.attack_sources() if sources is None else sources
+    return {student: attack_override(sources[attack]) for student, attack in HOSTILE_ATTACKS.items()}
 
 
 def _damage_missing(folder: Path) -> None:
@@ -104,7 +119,7 @@ def students(sources: dict[str, str] | None = None) -> dict[str, dict]:
     """student id -> overrides (damaged ones use the reference answers, then get broken)."""
     from_fixtures = fixture_students(sources)
     return {**{k: {} for k in REFERENCE}, **from_fixtures, **{f"{k}-2": from_fixtures[k] for k in REPEATS if k in from_fixtures},
-            **HOSTILE, **{k: {} for k in DAMAGED}}
+            **hostile_students(), **{k: {} for k in DAMAGED}}
 
 
 def lay_out(course: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[str]:

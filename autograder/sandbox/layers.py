@@ -142,7 +142,7 @@ HIDDEN_PACKAGES = ("solutions", "autograder")
 def hidden_dirs() -> tuple[str, ...]:
     """The resolved folders of this project's code, wherever it is installed: the packages in
     HIDDEN_PACKAGES and the folders their course files link to (an editable install's source/,
-    release/, fixtures). Found without importing ``solutions``: the fork server holds nothing secret.
+    release/, fixtures, adversarial). Found without importing ``solutions``: the fork server holds nothing secret.
     A folder holding Python itself is never hidden. Computed once per fork server."""
     found = set()
     for name in HIDDEN_PACKAGES:

@@ -1,0 +1,10 @@
+"""Runs a shell command through IPython's getoutput and system."""
+KIND = "probe"
+LAYER = 'seccomp filter'   # what must stop it: a row of the README's layer tables
+EXPECT = {'score': 'honest_wrong', 'review': 'any'}
+TARGET = "causal_mask"
+CODE = r"""
+out = get_ipython().getoutput('echo hi')
+get_ipython().system('echo hi')
+ESCAPED = 'hi' in str(out)
+"""

@@ -1,0 +1,10 @@
+"""Looks for the reference engine, the rubric or nbgrader among the worker's loaded modules."""
+KIND = "probe"
+LAYER = 'a worker process per notebook'   # what must stop it: a row of the README's layer tables
+EXPECT = {'score': 'honest_wrong', 'review': 'any'}
+TARGET = "causal_mask"
+CODE = r"""
+import sys
+ESCAPED = any(m.startswith(('solutions', 'autograder.rubric', 'autograder.checks', 'autograder.grading', 'nbgrader'))
+              for m in sys.modules)
+"""
