@@ -9,11 +9,15 @@ from pathlib import Path
 from ..assignment import NOTEBOOKS
 
 
-def check_points(course: Path, assignment: str) -> None:
-    """Stop before grading when the course's source notebooks and the rubric disagree on points."""
-    from .fingerprint import points_disagreements          # the rubric and its checks: loaded when needed
-    source = course / "source" / assignment
-    problems = points_disagreements(source) if source.is_dir() else []
+def check_points(course: Path, assignment: str, view=None) -> None:
+    """Stop before grading when the course's source notebooks and the rubric disagree on points (``view``:
+    the course as the run read it, ``course.view``)."""
+    if view is not None:
+        problems = view.points_disagreements()
+    else:
+        from .fingerprint import points_disagreements      # the rubric and its checks: loaded when needed
+        source = course / "source" / assignment
+        problems = points_disagreements(source) if source.is_dir() else []
     if problems:
         raise ValueError(f"the rubric and the source notebooks disagree on points ({'; '.join(problems)}). "
                          f"The rubric is the one source of points: {_points_fix(course, assignment)}")

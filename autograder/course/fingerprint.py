@@ -63,7 +63,11 @@ def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
 
 def fingerprint(course: Path | None, assignment: str) -> str:
     """A short hash of the rubric, the course's source grade cells and the package version."""
-    source = grade_cells(Path(course) / "source" / assignment) if course else {}
+    return fingerprint_of(grade_cells(Path(course) / "source" / assignment) if course else {})
+
+
+def fingerprint_of(source: dict) -> str:
+    """The fingerprint of the rubric as it is now, with ``source``, the course's grade cells (``grade_cells``)."""
     blob = json.dumps([rubric_signature(), source, _version()], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 

@@ -24,11 +24,13 @@ from .parse import digest, read_notebook
 
 
 def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
-                      student_id: str | None = None, snapshot: str | None = None) -> Intake:
+                      student_id: str | None = None, snapshot: str | None = None, *, notebooks=None) -> Intake:
     """The student's code cells and the submission's damage; raises only CourseError (the course's fault).
     ``snapshot``: a batch's token; its submissions are compared with the class as this process first read
-    it for that batch (``integrity.class_index``), instead of reading the class again for each."""
-    ctx = Context(Path(course), assignment, student_id, course_notebooks(Path(course), assignment), snapshot)
+    it for that batch (``integrity.class_index``), instead of reading the class again for each. ``notebooks``:
+    the assignment's notebooks as the caller read them (``course.view``); by default they are read here."""
+    notebooks = notebooks if notebooks is not None else course_notebooks(Path(course), assignment)
+    ctx = Context(Path(course), assignment, student_id, notebooks, snapshot)
     intake = Intake()
     path = Path(os.path.abspath(path))
     single = path.name.lower().endswith(".ipynb")

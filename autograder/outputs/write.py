@@ -5,7 +5,8 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..course.settings import Course, load_course
+from ..course.settings import Course
+from ..course.view import course_settings
 from ..gradebook.lateness import Lateness, submission_times
 from ..inert import shown
 from ..records import OutputError, Record
@@ -35,7 +36,7 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     from ..gradebook.client import GradebookWriter
     from .report import write_report
     records = sorted(records, key=lambda r: r.student_id)
-    settings = settings or load_course(course)             # a batch passes the settings it read
+    settings = settings or course_settings(course)             # a batch passes the settings it read
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, answer, errors = _lateness(gradebook, records, settings.root, assignment, fresh)
     records = [with_manual_work(r, answer.get(r.student_id)) for r in records]

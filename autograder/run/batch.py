@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..course.chapter import check_chapter, check_points
-from ..course.settings import CONFIG, Course, choose_assignment, load_course, resolve_db_url, unusable_settings
+from ..course.settings import CONFIG, Course, choose_assignment, resolve_db_url, unusable_settings
 from ..course.submissions import discover, not_a_folder, stray_entries
+from ..course.view import CourseView, course_settings, read_course
 from ..gradebook.client import GradebookWriter
-from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
 from ..gradebook.url import check_gradebook_url
 from ..inert import shown
@@ -90,10 +90,11 @@ def default_workers(submissions: int) -> int:
 
 
 def grade_one(course: str, assignment: str, student_id: str, limits: dict | None = None,
-              autograded: bool = False, snapshot: str | None = None) -> Record:
+              autograded: bool = False, snapshot: str | None = None, view: CourseView | None = None) -> Record:
     """One student's record; never raises (a grader failure becomes a record for review). With
     ``autograded``, nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them.
-    ``snapshot``: the batch's token; copy detection reads the class once per process and token."""
+    ``snapshot``: the batch's token; copy detection reads the class once per process and token. ``view``: the
+    course as the batch read it (a grading process of a pool reads it once, ``course.view``)."""
     from .hardened import grade_submission
     from ..sandbox.limits import Limits
     folder = Path(course) / "submitted" / student_id / assignment
@@ -101,28 +102,29 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
     if odd:
         return failed_record(student_id, f"submitted/{shown(student_id)[1:-1]}/{assignment} is {odd}, not a folder: "
                              "nothing could be graded; ask the student to resubmit.", course=course,
-                             assignment=assignment)
+                             assignment=assignment, view=view)
     try:
         return grade_submission(folder, course=course, student_id=student_id, server=_server(),
                                 limits=Limits(**limits) if limits else None, assignment=assignment,
                                 autograded=Path(course) / "autograded" / student_id / assignment if autograded
-                                else None, snapshot=snapshot)
+                                else None, snapshot=snapshot, view=view)
     except Exception as exc:  # noqa: BLE001 - one submission must not stop the batch
         return failed_record(student_id, f"The grader failed on this submission ({type(exc).__name__}: "
                              f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4),
-                             course=course, assignment=assignment)
+                             course=course, assignment=assignment, view=view)
 
 
 def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
-                  assignment: str = "") -> Record:
-    """Every check at 0 with ``message``, marked for review."""
+                  assignment: str = "", view: CourseView | None = None) -> Record:
+    """Every check at 0 with ``message``, marked for review (``view``: the course as the batch read it)."""
     from ..course.fingerprint import fingerprint
     from ..intake.digest import submission_digest
     from ..rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, flags={"": [message]},
-                  fingerprint=fingerprint(course, assignment) if course else "",
+                  fingerprint=view.fingerprint if view is not None and view.assignment == assignment
+                  else fingerprint(course, assignment) if course else "",
                   submission=submission_digest(Path(course) / "submitted" / student_id / assignment)
                   if course else "")
 
@@ -157,7 +159,7 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
     (default ``course/grading``); scores go to the course's gradebook unless ``gradebook_url`` is given
     (a SQLite file that must exist unless ``create_gradebook``). With ``students``, only those are
     graded, and every class output is written from all current records."""
-    settings = load_course(course)
+    settings = course_settings(course)
     problems = unusable_settings(settings, gradebook_given=bool(gradebook_url) or not outputs)
     if problems:
         raise ValueError("nbgrader_config.py: " + "; ".join(problems))
@@ -180,14 +182,13 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
 def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: list[str], chosen: list[str], *,
                  workers: int, resume: bool, scheduler, limits, progress: bool, outputs: bool, gradebook_url,
                  create_gradebook: bool) -> BatchResult:
-    from ..course.fingerprint import fingerprint
-    from ..intake import course_notebooks
+    view = read_course(course, assignment)                      # the course, read once for the whole run
     check_chapter(course, assignment)
-    course_notebooks(course, assignment)                        # a course that cannot grade stops here, once
-    check_points(course, assignment)
+    view.notebooks                                              # a course that cannot grade stops here, once
+    check_points(course, assignment, view)
     if outputs:
-        check_plugin(settings)                                  # a late plugin that cannot load stops us now
-    current = fingerprint(course, assignment)
+        view.check_plugin()                                     # a late plugin that cannot load stops us now
+    current = view.fingerprint
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
     if db_url:
         check_gradebook_url(db_url, create=create_gradebook or not gradebook_url,
@@ -204,7 +205,7 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
         try:
             done = functools.partial(_finish, out, bar=bar, errors=result.errors, gradebook=gradebook, course=course,
                                      assignment=assignment)
-            run(todo, done, course=course, assignment=assignment,
+            run(todo, done, course=course, assignment=assignment, view=view,
                 limits=limits, workers=workers, scheduler=scheduler, snapshot=secrets.token_hex(8),
                 autograded=bool(outputs) and db_url == settings.db_url,
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
@@ -305,10 +306,10 @@ def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], grad
 
 
 def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(),
-               autograded=False, snapshot=None):
+               autograded=False, snapshot=None, view=None):
     if workers <= 1 or len(todo) <= 1:
         for student in todo:
-            finish(grade_one(str(course), assignment, student, limits, autograded, snapshot))
+            finish(grade_one(str(course), assignment, student, limits, autograded, snapshot, view=view))
         return
     from .local_pool import run_pool
     task = functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded,
@@ -324,7 +325,7 @@ def _gave_up(course: str, assignment: str, student: str) -> Record:
 
 
 def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, inherited=(), autograded=False,
-              snapshot=None):
+              snapshot=None, view=None):
     try:
         from distributed import Client, as_completed as dask_completed
     except ImportError:

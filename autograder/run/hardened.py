@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..assignment import FUNCTIONS, NOTEBOOKS
-from ..course.fingerprint import fingerprint
-from ..course.settings import find_course, infer_assignment, infer_student, load_course
+from ..course.settings import find_course, infer_assignment, infer_student
+from ..course.view import CourseView, read_course
 from ..grading import run_cell
 from ..inert import shown
 from ..intake import Intake
@@ -26,26 +26,32 @@ from .sandboxed_student import SandboxedStudent
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
                      server: ForkServer | None = None, assignment: str | None = None,
-                     autograded: Path | None = None, snapshot: str | None = None) -> Record:
+                     autograded: Path | None = None, snapshot: str | None = None,
+                     view: CourseView | None = None) -> Record:
     """The result record for one submission (a folder of notebooks or one notebook).
 
     The course defaults to the one found above ``path``, the assignment and the student to what
     nbgrader's layout (``submitted/<student>/<assignment>``) says. With ``autograded`` (a folder), the
     notebooks nbgrader's tools read after ``nbgrader autograde`` are written there too. ``snapshot``: the
-    batch's token, for copy detection (``intake_submission``)."""
+    batch's token, for copy detection (``intake_submission``). ``view``: the course as the caller read it
+    (``course.view.read_course``; by default it is read here)."""
     path = Path(os.path.abspath(path))                       # not resolved: links in a submission are not followed
     if not os.path.lexists(path):
         raise ValueError(f"{path} does not exist: give a submission folder "
                          f"(submitted/<student>/<assignment>) or one of its notebooks")
+    if view is not None:
+        course, assignment = course or view.root, assignment or view.assignment
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
     student_id = student_id or infer_student(path, assignment)
+    if view is None or view.root != Path(course).resolve() or view.assignment != assignment:
+        view = read_course(course, assignment)
     submission = submission_digest(path)                     # before intake: a later change counts as new
-    intake = intake_submission(path, course, assignment, student_id, snapshot)
+    intake = intake_submission(path, course, assignment, student_id, snapshot, notebooks=view.notebooks)
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
     notebooks = [nb for nb in NOTEBOOKS if not single or nb == notebook]
-    seed = student_seed(student_id, load_course(course).course_id, assignment)
+    seed = student_seed(student_id, view.course_id, assignment)
     limits = limits or Limits()
     deadline = time.monotonic() + limits.total_seconds         # one time budget for the whole submission
     own_server = server is None
@@ -58,7 +64,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
             server.close()
     events = [e for g in graded for e in g.events]
     record = Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
-                  fingerprint=fingerprint(course, assignment), needs_review=intake.needs_review or bool(events),
+                  fingerprint=view.fingerprint, needs_review=intake.needs_review or bool(events),
                   integrity=intake.problems + events, review=intake.private,
                   flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],

@@ -49,14 +49,16 @@ def grade_inbound(course: str, assignment: str, folder: str, student: str, visib
 
 def visible_tests(folder: Path, course: Path, assignment: str, student: str, server) -> dict[str, list[VisibleResult]]:
     from ..run.hardened import intake_submission
-    from ..intake import CodeCell, course_notebooks
+    from ..course.view import read_course
+    from ..intake import CodeCell
     from ..assignment import FUNCTIONS
     from ..rubric import RUBRIC
     from ..sandbox.limits import Limits
     from ..run.sandboxed_student import SandboxedStudent
-    intake = intake_submission(folder, course, assignment, student)
+    view = read_course(course, assignment)
+    intake = intake_submission(folder, course, assignment, student, notebooks=view.notebooks)
     out = {}
-    for notebook, expected in course_notebooks(course, assignment).expected.items():
+    for notebook, expected in view.notebooks.expected.items():
         tests = {gid: cell.text for gid, cell in expected.items() if cell.meta[0] and gid not in RUBRIC}
         at = {g.grade_id: g.index for g in intake.grade_cells if g.notebook == notebook and g.grade_id in tests}
         last = max([c.index for c in intake.cells if c.notebook == notebook] + list(at.values()) + [0])

@@ -17,7 +17,8 @@ from contextlib import ExitStack
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..course.settings import choose_assignment, load_course
+from ..course.settings import choose_assignment
+from ..course.view import course_settings
 from ..inert import one_line, shown
 from ..intake.names import notebook_for
 from ..run.lifecycle import Stop, critical, stop_on_signals
@@ -75,7 +76,7 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
 
 
 def _settings(course, assignment: str | None) -> WatchSettings:
-    course = load_course(course)
+    course = course_settings(course)
     settings = watch_settings(course, choose_assignment(course.root, assignment))
     if not settings.inbound.is_dir():
         raise ValueError(f"{settings.inbound} does not exist: the exchange holds no course "

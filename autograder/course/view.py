@@ -1,0 +1,117 @@
+"""The course as one grading run sees it, read in one place: ``read_course(root, assignment)``.
+
+A ``CourseView`` holds the course's settings (``nbgrader_config.py``), the assignment, its source and
+release notebooks (``intake.expected.course_notebooks``, through ``course.notebooks``: a byte-order mark
+is fine), their grade cells, the fingerprint of what grades, the gradebook URL and the late plugin
+check. The batch, ``grade_submission``, the outputs and the watch service are handed one view instead
+of each reading the course again. A view is cached per course folder, assignment and the sizes and
+modification times of the files it reads: a changed file is read again, an unchanged one never.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from .settings import CONFIG, Course, load_course
+
+
+@dataclass(frozen=True, eq=False)
+class CourseView:
+    course: Course                  # the settings of nbgrader_config.py
+    assignment: str
+
+    @property
+    def root(self) -> Path:
+        return self.course.root
+
+    @property
+    def course_id(self) -> str:
+        return self.course.course_id
+
+    @property
+    def db_url(self) -> str:
+        return self.course.db_url
+
+    @property
+    def source(self) -> Path:
+        return self.root / "source" / self.assignment
+
+    @property
+    def release(self) -> Path:
+        return self.root / "release" / self.assignment
+
+    @cached_property
+    def notebooks(self):
+        """The assignment's notebooks as intake compares with them; CourseError when it has none."""
+        from ..intake.expected import course_notebooks
+        return course_notebooks(self.root, self.assignment)
+
+    @cached_property
+    def grade_cells(self) -> dict[str, dict[str, dict]]:
+        """notebook -> grade_id -> {"points", "source"} of the source notebooks' grade cells."""
+        from .fingerprint import grade_cells
+        return grade_cells(self.source)
+
+    @property
+    def fingerprint(self) -> str:
+        """What grades this assignment, as one short hash (``course.fingerprint``): the view's grade cells
+        with the rubric as it is now (the rubric is this process's code, not the course's files)."""
+        from .fingerprint import fingerprint_of
+        return fingerprint_of(self.grade_cells)
+
+    def points_disagreements(self) -> list[str]:
+        """Where the source notebooks' points and the rubric's differ (none without source notebooks)."""
+        from .fingerprint import points_disagreements
+        return points_disagreements(self.source) if self.source.is_dir() else []
+
+    def check_plugin(self) -> None:
+        """The late plugin check (``gradebook.latepenalties.check_plugin``): ValueError when the course's
+        late plugin cannot load. Not cached: the plugin is the instructor's code, outside the view's files."""
+        from ..gradebook.latepenalties import check_plugin
+        check_plugin(self.course)
+
+
+def course_settings(root) -> Course:
+    """``load_course(root)``, read again only when nbgrader_config.py changed."""
+    root = Path(root).resolve()
+    return _settings(root, _versions([root / CONFIG]))
+
+
+def read_course(root, assignment: str) -> CourseView:
+    """The view of ``assignment`` in the course at ``root``, cached while its files are unchanged."""
+    root = Path(root).resolve()
+    folders = (root / "source" / assignment, root / "release" / assignment)
+    files = [root / CONFIG, *(p for folder in folders for p in sorted(folder.glob("*.ipynb")))]
+    return _view(root, assignment, _versions(files))
+
+
+def _versions(paths) -> tuple:
+    """(path, mtime, size, inode) of each file; None for one that is not there."""
+    found = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            found.append((str(path), None))
+            continue
+        found.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=16)
+def _settings(root: Path, versions: tuple) -> Course:
+    return load_course(root)
+
+
+@functools.lru_cache(maxsize=16)
+def _view(root: Path, assignment: str, versions: tuple) -> CourseView:
+    return CourseView(_settings(root, versions[:1]), assignment)
+
+
+def forget() -> None:
+    """Drop every cached view (tests)."""
+    _settings.cache_clear()
+    _view.cache_clear()

@@ -1,0 +1,71 @@
+"""The course is read once per run (``course.view``): the batch reads its settings and notebooks once and
+hands the view to every submission; a changed file is read again."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autograder.course import settings as course_settings_module
+from autograder.course import view as course_view
+from autograder.course.fingerprint import fingerprint
+from autograder.intake import expected
+from autograder.run.batch import grade_batch
+from autograder.run.hardened import grade_submission
+from batch_helpers import make_class, records
+
+
+@pytest.fixture
+def counted_reads(monkeypatch):
+    """How often nbgrader_config.py and the assignment's notebooks were read, from a cold cache."""
+    course_view.forget()
+    expected._load.cache_clear()
+    reads = {"settings": 0}
+    real = course_settings_module.read_settings
+
+    def read_settings(path):
+        reads["settings"] += 1
+        return real(path)
+    monkeypatch.setattr(course_settings_module, "read_settings", read_settings)
+    yield reads
+    course_view.forget()
+
+
+def test_a_batch_reads_the_course_once(tmp_path, counted_reads):
+    students = ["correct-1", "no-scaling", "mask-after-softmax"]
+    course = make_class(tmp_path, students)
+    result = grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False, outputs=False)
+    assert sorted(result.graded) == sorted(students)
+    assert counted_reads["settings"] == 1                   # not once more per submission
+    assert course_view._view.cache_info().misses == 1       # one view, handed to every submission
+    assert expected._load.cache_info().misses == 1          # the notebooks intake compares with, read once
+    stamps = {r["fingerprint"] for r in records(tmp_path / "out").values()}
+    assert stamps == {fingerprint(course, "ch04_attention")}
+
+
+def test_a_view_is_read_again_when_a_file_changes(tmp_path, counted_reads):
+    course = make_class(tmp_path, [])
+    first = course_view.read_course(course, "ch04_attention")
+    assert course_view.read_course(course, "ch04_attention") is first and counted_reads["settings"] == 1
+    config = course / "nbgrader_config.py"
+    config.write_text(config.read_text() + "\nc.CourseDirectory.course_id = 'another-course-id'\n")
+    again = course_view.read_course(course, "ch04_attention")
+    assert again is not first and again.course_id == "another-course-id" and counted_reads["settings"] == 2
+    before = again.fingerprint                                  # a view's parts are read at first use
+    notebook = next((course / "source/ch04_attention").glob("*.ipynb"))
+    nb = json.loads(notebook.read_text())
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("points"))
+    cell["metadata"]["nbgrader"]["points"] += 1
+    notebook.write_text(json.dumps(nb))
+    changed = course_view.read_course(course, "ch04_attention")
+    assert changed.fingerprint != before == again.fingerprint
+    assert changed.fingerprint == fingerprint(course, "ch04_attention")
+
+
+def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads):
+    course = make_class(tmp_path, ["correct-1"])
+    view = course_view.read_course(course, "ch04_attention")
+    reads = counted_reads["settings"]
+    record = grade_submission(course / "submitted/correct-1/ch04_attention", course=course, view=view)
+    assert counted_reads["settings"] == reads                 # nothing of the course was read again
+    assert record.fingerprint == view.fingerprint and record.total == record.max_total
