@@ -139,6 +139,8 @@ def _init(args) -> int:
           (f"; kept {', '.join(result.kept)}" if result.kept else ""))
     for note in result.notes:
         print(note)
+    for skipped in result.skipped:
+        print(f"skipped {skipped}")
     print(next_steps(result.course))
     return 0
 

@@ -6,8 +6,12 @@ from the package data (``autograder.course.resources``), so it works from any in
 """
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
+import stat
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +29,7 @@ class InitResult:
     written: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)     # "what: why", for what init left as it found it
 
 
 def init_course(dest, *, force: bool = False, merge: bool = False, assignment: str = CHAPTER) -> InitResult:
@@ -37,18 +42,85 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     _refuse_if_occupied(dest, force=force, merge=merge, assignment=assignment)
     result = InitResult(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    config = dest / CONFIG
-    if merge and config.exists():
+    _lay_config(dest / CONFIG, result, merge=merge)
+    for kind in (resources.SOURCE, resources.RELEASE):
+        _lay_notebooks(dest, kind, assignment, result)
+    submitted = _kind(dest / "submitted")
+    if submitted == "missing":
+        (dest / "submitted").mkdir()
+        result.written.append("submitted/")
+    elif submitted != "folder":
+        result.skipped.append(f"submitted/: {_why(submitted)}; nbgrader collects submissions into a folder "
+                              "submitted/ there (move it away and run init again)")
+    return result
+
+
+def _kind(path: Path) -> str:
+    """What ``path`` is, without following a link: missing, link, folder, file or other (FIFO, device...)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
+
+
+def _why(kind: str) -> str:
+    return {"link": "it is a symbolic link, which init never writes through",
+            "folder": "it is a folder, where a file belongs",
+            "file": "it is a file, where a folder belongs",
+            "other": "it is not a plain file or folder (a FIFO, socket or device)"}[kind] + ": left as it is"
+
+
+def _lay_config(config: Path, result: InitResult, *, merge: bool) -> None:
+    kind = _kind(config)
+    if kind not in ("missing", "file"):
+        result.skipped.append(f"{CONFIG}: {_why(kind)}; add this package's config to the course by hand "
+                              "(see nbgrader_config.py in the package)")
+    elif merge and kind == "file":
         result.kept.append(CONFIG)
         result.notes += add_doors(config)
     else:
-        config.write_text(resources.config_template(), encoding="utf-8")
+        replace_file(config, resources.config_template())
         result.written.append(CONFIG)
-    resources.write_assignment(dest, assignment)
-    result.written += [f"source/{assignment}/", f"release/{assignment}/"]
-    (dest / "submitted").mkdir(exist_ok=True)
-    result.written.append("submitted/")
-    return result
+
+
+def _lay_notebooks(course: Path, kind: str, assignment: str, result: InitResult) -> None:
+    """``kind``/``assignment`` from the package; a link or a stranger on the way is left alone and named."""
+    for path, wanted in ((course / kind, "folder"), (course / kind / assignment, "folder")):
+        found = _kind(path)
+        if found not in ("missing", wanted):
+            result.skipped.append(f"{path.relative_to(course)}/: {_why(found)}; this chapter's {kind} notebooks "
+                                  "were not written (move it away and run init again)")
+            return
+    chapter = course / kind / assignment
+    if _kind(chapter) == "folder":
+        shutil.rmtree(chapter)                       # --force: rmtree never follows a link inside it
+    resources.copy_tree(resources.course_files().joinpath(kind).joinpath(assignment), chapter)
+    result.written.append(f"{kind}/{assignment}/")
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Put ``text`` at ``path`` whole: a new file renamed over the old one (same permissions), so a link
+    or a second hard link to the old file is never written through and a kill leaves the old or the new."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
+        except FileNotFoundError:
+            os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 DOORS_BEGIN = "# --- the hardened grader's doors"
@@ -67,8 +139,8 @@ def add_doors(config: Path) -> list[str]:
     """Append the doors block to an existing course's config, unless the course already sets those steps
     itself (then they are the instructor's: a note says what to add). Other assignments keep nbgrader's
     own execution either way."""
-    from .settings import read_settings
-    text = config.read_text(encoding="utf-8-sig")
+    from .settings import read_plain_file, read_settings
+    text = read_plain_file(config).decode("utf-8-sig")
     if DOORS_BEGIN in text:
         return []
     settings, _, unreadable = read_settings(config)
@@ -78,8 +150,7 @@ def add_doors(config: Path) -> list[str]:
         return [f"{config} sets {named} itself, so `nbgrader autograde` of this chapter does not use the hardened "
                 "grader yet: add autograder.run.autograde.SandboxedExecute in place of Execute (see the block in "
                 "this package's nbgrader_config.py)"]
-    with open(config, "a", encoding="utf-8") as f:
-        f.write(("" if text.endswith("\n") else "\n") + "\n" + doors_block())
+    replace_file(config, text + ("" if text.endswith("\n") else "\n") + "\n" + doors_block())
     return [f"added to {CONFIG}: `nbgrader autograde {CHAPTER}` and formgrader's Autograde button grade this "
             "chapter through the hardened grader; other assignments keep nbgrader's own execution"]
 
@@ -89,7 +160,7 @@ def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str
         return
     if not dest.is_dir():
         raise CourseExists(f"{dest} exists and is not a folder; choose another path")
-    ours = [p for p in (f"source/{assignment}", f"release/{assignment}") if (dest / p).exists()]
+    ours = [p for p in (f"source/{assignment}", f"release/{assignment}") if os.path.lexists(dest / p)]
     if merge and ours:
         raise CourseExists(f"{dest} already holds {' and '.join(ours)}: add --force to replace this "
                            "chapter's files (the config and other assignments are kept with --merge)")

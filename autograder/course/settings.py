@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,8 +85,7 @@ def read_settings(path: Path) -> tuple[dict, list[str], list[str]]:
     """``{section: {name: value}}`` from the plain ``c.Section.name = literal`` lines of a config file,
     notes on what could not be read, and the names set to something else."""
     try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_CONFIG_BYTES + 1)
+        text = read_plain_file(path, MAX_CONFIG_BYTES + 1)
         if len(text) > MAX_CONFIG_BYTES:
             return {}, [f"{path} is larger than {MAX_CONFIG_BYTES} bytes; using nbgrader's defaults"], []
         tree = ast.parse(text.decode("utf-8-sig"), filename=str(path))
@@ -99,6 +99,18 @@ def read_settings(path: Path) -> tuple[dict, list[str], list[str]]:
     for node in tree.body:
         _take_assignment(node, settings, notes, unreadable)
     return settings, notes, unreadable
+
+
+def read_plain_file(path: Path, limit: int = MAX_CONFIG_BYTES + 1) -> bytes:
+    """Up to ``limit`` bytes of a regular file; a FIFO, device or folder is an OSError, never a blocked read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path} is not a plain file")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit)
+    finally:
+        os.close(fd)
 
 
 def _take_assignment(node, settings: dict, notes: list[str], unreadable: list[str]) -> None:
