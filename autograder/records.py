@@ -260,11 +260,13 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             _fsync_dir(path.parent)
         else:
             _Deferred.folders.add(path.parent)
-    except OSError as exc:
+    except BaseException as exc:      # a stop signal too: no half-written file is left beside the output
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if not isinstance(exc, OSError):
+            raise
         raise OutputError(f"could not write {path}: {exc.strerror or exc}. Results written before this "
                           "are intact; free some space and run again with --resume.") from exc
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
 from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
-from ..records import Record, atomic_write
+from ..records import Record
+from .wholefolder import replace_folder
 
 NOTE_ID = "autograder-review-note"
 
@@ -68,12 +69,11 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
 
 
 def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = "") -> None:
-    """Each notebook and ``timestamp.txt`` (as nbgrader writes it) into ``folder``, each file atomically;
-    OutputError if one cannot be written."""
-    for name, nb in notebooks.items():
-        atomic_write(Path(folder) / f"{name}.ipynb", json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    if timestamp:
-        atomic_write(Path(folder) / "timestamp.txt", timestamp)
+    """``folder`` holding each notebook and ``timestamp.txt`` (as nbgrader writes it), replaced whole, so a
+    stop or a kill never leaves some of this run's notebooks beside the last run's; OutputError if it
+    cannot be written."""
+    files = {f"{name}.ipynb": json.dumps(nb, indent=1, ensure_ascii=False) + "\n" for name, nb in notebooks.items()}
+    replace_folder(Path(folder), {**files, **({"timestamp.txt": timestamp} if timestamp else {})})
 
 
 def _grade_id(cell: dict) -> str | None:

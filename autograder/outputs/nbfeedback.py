@@ -20,11 +20,11 @@ from pathlib import Path
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness
 from ..inert import shown, shown_id
-from ..intake.names import notebook_for
 from ..intake.secret import SECRET
-from ..records import Record, atomic_write
+from ..records import Record
 from .feedback import by_hand, checks_table, plots, review_block, start_here
 from .html import escape, page
+from .wholefolder import replace_folder
 
 
 def feedback_folder(course: Course, student: str, assignment: str) -> Path:
@@ -43,16 +43,16 @@ def write_notebook_feedback(course: Course, assignment: str, record: Record, lat
         gone = f"; {removed} page(s) nbgrader could not deliver were removed from {folder}" if removed else ""
         return [f"{shown(student)}: {secret}, so nbgrader release_feedback cannot deliver this feedback{gone}; "
                 f"hand out feedback/{shown_id(student)}/ yourself"]
-    atomic_write(folder / "timestamp.txt", lateness.submitted if lateness else "")   # before any page:
-    atomic_write(folder / SECRET, secret)                 # release_feedback never sees a page without them
-    notes = []
+    notes, pages = [], {}
     for notebook in sorted(record.notebooks):
         name, why = page_name(record, notebook)
-        atomic_write(folder / f"{name}.html", notebook_html(record, notebook, lateness))
-        _drop_older_pages(folder, notebook, keep=f"{name}.html")
+        pages[f"{name}.html"] = notebook_html(record, notebook, lateness)
         if why:
             notes.append(f"{shown(student)}: {why}, so nbgrader fetch_feedback cannot deliver the page of "
                          f"{notebook}.ipynb (written as {notebook}.html); hand it out yourself")
+    # replaced whole, as nbgrader's generate_feedback does: release_feedback never sees a page without its
+    # timestamp and secret, one student's pages of two runs, nor a page of a notebook since renamed
+    replace_folder(folder, {"timestamp.txt": lateness.submitted if lateness else "", SECRET: secret, **pages})
     return notes
 
 
@@ -77,22 +77,6 @@ def _is_text(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _drop_older_pages(folder: Path, notebook: str, keep: str) -> None:
-    """Remove this notebook's pages written under another name by an earlier run (the student renamed it
-    since): release_feedback would release them too."""
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for name in names:
-        if name != keep and name.endswith(".html") and notebook_for(name[: -len(".html")] + ".ipynb",
-                                                                    [notebook]) == notebook:
-            try:
-                os.unlink(folder / name)
-            except OSError:
-                pass
 
 
 def _undeliverable_pages(folder: Path) -> int:
