@@ -22,7 +22,7 @@ def _demo(args) -> int:
 
 
 def _grade(args) -> int:
-    from .run.batch import grade_batch
+    from .run.batch import SchedulerLost, grade_batch
     from .run.lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
@@ -34,6 +34,11 @@ def _grade(args) -> int:
     except Stop as stop:
         print(terminal(_stopped(args, stop)), file=sys.stderr)
         return stop.exit_code
+    except SchedulerLost as lost:
+        print(terminal(f"error: {lost}: {lost.done} of {lost.total} submissions graded (records in "
+                       f"{lost.out / 'records'}, kept). When the scheduler is back, run:\n  "
+                       f"{_resume(args, lost.out)}"), file=sys.stderr)
+        return 1
     except (OutputError, ValueError, RuntimeError) as exc:
         return _error(exc)
     for note in result.notes:
@@ -64,23 +69,27 @@ def _error(exc: Exception) -> int:
 
 def _stopped(args, stop) -> str:
     """What a stopped run did and the command that finishes it."""
-    import shlex
-    from pathlib import Path
-
     from .run.batch import BatchStopped
     if not isinstance(stop, BatchStopped):
         return f"stopped by {stop.name} before grading started"
+    left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
+            else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
+    return (f"stopped by {stop.name}: {stop.done} of {stop.total} submissions graded (records in "
+            f"{stop.out / 'records'}); {left}.\nTo finish, run:\n  {_resume(args, stop.out)}")
+
+
+def _resume(args, out) -> str:
+    """The command that finishes a run stopped midway (the same options, and --resume)."""
+    import shlex
+    from pathlib import Path
     command = [sys.executable, "-m", "autograder", "grade", "--course", str(Path(args.course).resolve()),
-               "--out", str(stop.out)]
+               "--out", str(out)]
     for flag, value in (("--assignment", args.assignment), ("--gradebook", args.gradebook),
                         ("--workers", args.workers), ("--scheduler", args.scheduler)):
         command += [flag, str(value)] if value else []
     command += ["--create-gradebook"] if args.create_gradebook else []
     command += ["--student", *args.student] if args.student else []
-    left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
-            else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
-    return (f"stopped by {stop.name}: {stop.done} of {stop.total} submissions graded (records in "
-            f"{stop.out / 'records'}); {left}.\nTo finish, run:\n  {shlex.join([*command, '--resume'])}")
+    return shlex.join([*command, "--resume"])
 
 
 def _release(args) -> int:

@@ -23,6 +23,9 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
     never a mix. A stop signal waits for the swap (``critical``)."""
     from ..run.lifecycle import critical
     folder = Path(folder)
+    if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
+        raise OutputError(f"could not write {folder}: something other than a folder is there "
+                          "(a file or a link), and it is left as it is")
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         stage = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".partial-"))
@@ -48,10 +51,8 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
 
 
 def _remove(path: Path) -> None:
-    if os.path.islink(path) or os.path.isfile(path):
-        os.unlink(path)
-    elif os.path.lexists(path):
-        shutil.rmtree(path, ignore_errors=True)
+    if os.path.lexists(path):
+        shutil.rmtree(path, ignore_errors=True)        # a folder of ours (never a link: refused above)
 
 
 def _umask() -> int:

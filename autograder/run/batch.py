@@ -280,6 +280,10 @@ def _counting_on_stop(out: Path, everyone: list[str], assignment: str, fingerpri
     except Stop as stop:
         done = sum(read_record(out, s, assignment, fingerprint) is not None for s in everyone)
         raise BatchStopped(stop.signum, out=out, done=done, total=len(everyone)) from None
+    except SchedulerLost as lost:
+        lost.out, lost.total = out, len(everyone)
+        lost.done = sum(read_record(out, s, assignment, fingerprint) is not None for s in everyone)
+        raise
 
 
 def _gradebook_url(course: Course, url: str | None) -> str:
@@ -330,9 +334,44 @@ def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, i
         from distributed import Client, as_completed as dask_completed
     except ImportError:
         raise RuntimeError("--scheduler needs Dask distributed: pip install 'attention-course[dask]'") from None
-    with Client(scheduler) as client:
-        futures = [client.submit(grade_one, str(course), assignment, s, limits, autograded, snapshot, pure=False,
-                                 key=f"grade-{s}")
-                   for s in todo]
+    with _quiet("distributed", "tornado", "asyncio"), Client(scheduler) as client:
+        futures = {client.submit(grade_one, str(course), assignment, s, limits, autograded, snapshot, pure=False,
+                                 key=f"grade-{s}"): s for s in todo}
         for fut in dask_completed(futures):
-            finish(fut.result())
+            finish(_dask_record(client, fut, futures[fut], scheduler, course=str(course), assignment=assignment))
+
+
+def _dask_record(client, fut, student: str, scheduler: str, *, course: str, assignment: str) -> Record:
+    """The task's record; a task whose workers died (Dask retried it as often as it allows) is that
+    submission's failure alone; a lost scheduler stops the batch (SchedulerLost), keeping what is written."""
+    try:
+        return fut.result()
+    except Exception as exc:  # noqa: BLE001 - grade_one never raises: this is the cluster's failure
+        if client.status != "running" or "lost the connection" in str(exc):
+            raise SchedulerLost(f"the Dask scheduler at {scheduler} was lost ({type(exc).__name__}: "
+                                f"{str(exc)[:200]})") from None
+        return failed_record(student, f"The Dask worker grading this submission died ({type(exc).__name__}: "
+                             f"{str(exc)[:300]}); grade it again with --student, or by hand.",
+                             course=course, assignment=assignment)
+
+
+class SchedulerLost(RuntimeError):
+    """The Dask scheduler went away mid-run: ``done`` of ``total`` records are complete in ``out``."""
+    out: Path | None = None
+    done = total = 0
+
+
+@contextmanager
+def _quiet(*prefixes: str):
+    """Dask's own log lines (a lost connection's tracebacks, from its loggers and tornado's) stay out of
+    the run's output: the run says what happened itself."""
+    import logging
+    named = [logging.getLogger(n) for n in list(logging.root.manager.loggerDict) if n.startswith(prefixes)]
+    logs = {log: log.level for log in [*named, *map(logging.getLogger, prefixes)]}
+    for log in logs:
+        log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for log, level in logs.items():
+            log.setLevel(level)
