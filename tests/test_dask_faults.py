@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.run.batch import dask_key
 from batch_helpers import gradebook_in, make_class, records
 
 pytest.importorskip("distributed")
@@ -114,8 +115,8 @@ def _finish(run: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
 
 
 def _kill_the_slow_worker(cluster: Cluster) -> None:
-    assert _wait(lambda: cluster.worker_running("grade-slow") is not None, 120), "the slow task never ran"
-    os.kill(cluster.worker_running("grade-slow"), signal.SIGKILL)
+    assert _wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120), "the slow task never ran"
+    os.kill(cluster.worker_running(dask_key("slow")), signal.SIGKILL)
 
 
 @pytest.mark.parametrize("allowed_failures", ["3", "0"])
@@ -143,7 +144,7 @@ def test_the_scheduler_killed_mid_run_keeps_records_and_says_how_to_resume(cours
     cluster = Cluster(tmp_path)
     try:
         run = _grade(course, tmp_path / "out", cluster.address)
-        assert _wait(lambda: cluster.worker_running("grade-slow") is not None, 120)
+        assert _wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120)
         _wait(lambda: len(list((tmp_path / "out" / "records").glob("*.json"))) >= 1, 60)
         kept = {p.name: p.read_bytes() for p in (tmp_path / "out" / "records").glob("*.json")}
         _end_group(cluster.groups[0].pid)                        # the scheduler goes
@@ -154,3 +155,18 @@ def test_the_scheduler_killed_mid_run_keeps_records_and_says_how_to_resume(cours
     assert "--resume" in output and "scheduler" in output, output
     for name, data in kept.items():                              # what was written is kept, whole
         assert (tmp_path / "out" / "records" / name).read_bytes() == data
+
+
+def test_a_folder_name_that_is_not_utf8_does_not_stop_the_dask_batch(tmp_path):
+    """A student id is a folder name, any bytes: as a Dask key it could not be sent to the scheduler,
+    which lost the connection, and the whole batch stopped."""
+    import distributed
+    from autograder.run.batch import grade_batch
+    course = make_class(tmp_path, ["correct-1", "no-scaling"])
+    odd = os.fsdecode(b"odd\xff")
+    (course / "submitted" / "no-scaling").rename(course / "submitted" / odd)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  host="127.0.0.1") as cluster:
+        result = grade_batch(course=course, out=tmp_path / "out", scheduler=cluster.scheduler_address,
+                             progress=False, gradebook_url=gradebook_in(tmp_path / "out"))
+    assert {r.student_id: r.total for r in result.records} == {"correct-1": 28, odd: 26}

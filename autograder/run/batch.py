@@ -336,9 +336,16 @@ def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, i
         raise RuntimeError("--scheduler needs Dask distributed: pip install 'attention-course[dask]'") from None
     with _quiet("distributed", "tornado", "asyncio"), Client(scheduler) as client:
         futures = {client.submit(grade_one, str(course), assignment, s, limits, autograded, snapshot, pure=False,
-                                 key=f"grade-{s}"): s for s in todo}
+                                 key=dask_key(s)): s for s in todo}
         for fut in dask_completed(futures):
             finish(_dask_record(client, fut, futures[fut], scheduler, course=str(course), assignment=assignment))
+
+
+def dask_key(student: str) -> str:
+    """The Dask key of a student's task: a digest, since an id may hold any bytes of a folder name (one
+    that is not UTF-8 cannot be sent to the scheduler: it lost the connection, and the batch stopped)."""
+    import hashlib
+    return "grade-" + hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:24]
 
 
 def _dask_record(client, fut, student: str, scheduler: str, *, course: str, assignment: str) -> Record:
