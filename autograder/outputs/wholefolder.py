@@ -41,6 +41,7 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
                 os.rename(folder, old)
             os.rename(stage, folder)
             _remove(old)
+            _durable(folder.parent)
     except BaseException as exc:
         shutil.rmtree(stage, ignore_errors=True)
         if os.path.lexists(old) and not os.path.lexists(folder):
@@ -48,6 +49,15 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
         if isinstance(exc, OSError):
             raise OutputError(f"could not write {folder}: {exc.strerror or exc}") from exc
         raise
+
+
+def _durable(parent: Path) -> None:
+    """The swap reaches the disk as each file does: now, or at the end of ``records.synced_at_end``."""
+    from .. import records
+    if records._Deferred.folders is None:
+        records._fsync_dir(parent)
+    else:
+        records._Deferred.folders.add(parent)
 
 
 def _remove(path: Path) -> None:
