@@ -101,7 +101,7 @@ def course(tmp_path):
 
 def _grade(course: Path, out: Path, scheduler: str, *extra) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "autograder", "grade", "--course", str(course), "--out", str(out),
-                             "--gradebook", gradebook_in(out), "--scheduler", scheduler, *extra],
+                             "--gradebook", gradebook_in(out), "--create-gradebook", "--scheduler", scheduler, *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -168,5 +168,5 @@ def test_a_folder_name_that_is_not_utf8_does_not_stop_the_dask_batch(tmp_path):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None,
                                   host="127.0.0.1") as cluster:
         result = grade_batch(course=course, out=tmp_path / "out", scheduler=cluster.scheduler_address,
-                             progress=False, gradebook_url=gradebook_in(tmp_path / "out"))
+                             progress=False, gradebook_url=gradebook_in(tmp_path / "out"), create_gradebook=True)
     assert {r.student_id: r.total for r in result.records} == {"correct-1": 28, odd: 26}
