@@ -27,6 +27,16 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")    # and the quote itself
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
+def is_text(name: str) -> bool:
+    """Whether a name is text: a folder or file name with bytes that are not UTF-8 (surrogate escapes) is not,
+    and neither a database nor nbgrader's hash of a notebook id can hold it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def visible_bytes(text: str) -> str:
     """Undecodable bytes (kept by Python as lone surrogates, e.g. from a non-UTF-8 file name) shown as
     ``\\xff``: a surrogate cannot be written to a strict UTF-8 stream, and its byte may be a C1 control."""

@@ -115,9 +115,9 @@ def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monk
         events.append(("send", record.student_id, (tmp_path / "course/grading/records" /
                                                    f"{record.student_id}.json").exists())),
         real_send(self, record, submitted))[1])
-    monkeypatch.setattr(GradebookWriter, "finish", lambda self, records, submitted=None: (
+    monkeypatch.setattr(GradebookWriter, "finish", lambda self, records, submitted=None, *args, **kw: (
         events.append(("finish", sorted(r.student_id for r in records if r.student_id not in self.sent))),
-        real_finish(self, records, submitted))[1])
+        real_finish(self, records, submitted, *args, **kw))[1])
     result = grade_batch(course=course, workers=1, progress=False)
     assert not result.errors
     assert sorted(events[:3]) == [("send", s, True) for s in ("correct-1", "mask-missing", "no-scaling")]

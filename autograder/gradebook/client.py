@@ -22,6 +22,7 @@ import sys
 
 from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course
+from ..inert import is_text
 from ..records import OutputError, Record
 from .runlock import RunLocks
 
@@ -55,7 +56,7 @@ class GradebookWriter:
     def send(self, record: Record, submitted: str = "") -> None:
         """One student's scores, as soon as the record is written: the writer records them while the rest
         of the class is graded (``finish`` sends the others). A writer that died is reported by ``finish``."""
-        if record.student_id in self.sent or not _is_text(record.student_id):
+        if record.student_id in self.sent or not is_text(record.student_id):
             return
         try:
             self.proc.stdin.write(json.dumps(_scores(record, submitted)) + "\n")
@@ -103,12 +104,3 @@ def _why(err: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     own = [line[len(FAILED):] for line in lines if line.startswith(FAILED)]
     return own[-1] if own else f"could not update the gradebook: {lines[-1][-800:] if lines else 'no message'}"
-
-
-def _is_text(student_id: str) -> bool:
-    """Whether nbgrader's gradebook can hold the id (a folder name with bytes that are not UTF-8 cannot)."""
-    try:
-        student_id.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

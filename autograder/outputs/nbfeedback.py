@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness
-from ..inert import shown, shown_id
+from ..inert import is_text, shown, shown_id
 from ..intake.secret import SECRET
 from ..records import Record
 from .feedback import by_hand, checks_table, plots, review_block, start_here
@@ -66,17 +66,9 @@ def page_name(record: Record, notebook: str) -> tuple[str, str | None]:
         why = f"the notebook was submitted as {shown(file)}, which fetch_feedback does not look for (*.ipynb)"
     elif file.startswith("."):
         why = f"the notebook was submitted as {shown(file)}, a hidden file that release_feedback skips"
-    elif not _is_text(file):
+    elif not is_text(file):
         why = f"the notebook was submitted as {shown(file)}, a name that is not UTF-8, which nbgrader cannot hash"
     return (notebook if why else file[: -len(".ipynb")]), why
-
-
-def _is_text(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _undeliverable_pages(folder: Path) -> int:

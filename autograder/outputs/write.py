@@ -8,7 +8,7 @@ from pathlib import Path
 from ..course.settings import Course
 from ..course.view import course_settings
 from ..gradebook.lateness import Lateness, submission_times
-from ..inert import shown
+from ..inert import is_text, shown
 from ..records import OutputError, Record
 
 
@@ -67,28 +67,19 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
     """Each student's Lateness (the submission time from timestamp.txt, the rest from the gradebook)
     and the gradebook's whole answer per student."""
     times = submission_times(course, assignment, [r.student_id for r in records])
-    storable = [r for r in records if _is_text(r.student_id)]
+    storable = [r for r in records if is_text(r.student_id)]
     errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
               "gradebook cannot hold; enter this student's grade by hand" for r in records
-              if not _is_text(r.student_id)]
+              if not is_text(r.student_id)]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
-        gradebook.finish(storable, {s: t.text() for s, t in times.items() if _is_text(s)}, fresh) or {}))
+        gradebook.finish(storable, {s: t.text() for s, t in times.items() if is_text(s)}, fresh) or {}))
     late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
     if error:                  # no output may say "no penalty" when the gradebook could not say how late
         late = {s: replace(v, unknown="lateness unknown: the gradebook could not be updated, so no late penalty "
                            "was computed; fix the gradebook error and grade again with --resume")
                 for s, v in late.items()}
     return late, answer, errors + ([error] if error else [])
-
-
-def _is_text(student_id: str) -> bool:
-    """Whether the id is text: a folder name with bytes that are not UTF-8 is not, and no database holds it."""
-    try:
-        student_id.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str]:

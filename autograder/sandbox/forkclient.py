@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import shutil
 import socket
-import subprocess
 import threading
 import time
 from pathlib import Path
 
 from . import cgroups
-from .launch import Launch
+from .launch import Launch, hang_up
 from .limits import Limits
 
 
@@ -91,13 +90,7 @@ class ForkServer:
         """End the pool's workers, then hang up, so the fork server ends every other worker and removes
         their folders; kill it if it lingers."""
         self.pool.close()
-        self.control.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        hang_up(self.control, self.proc, self.root)
 
 
 def _abandon(root: Path, token) -> None:

@@ -47,11 +47,17 @@ class Launch:
 
     def abandon(self) -> None:
         """Not used after all: hang up (the fork server ends) and remove its folder."""
-        import shutil
-        self.control.close()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        shutil.rmtree(self.root, ignore_errors=True)
+        hang_up(self.control, self.proc, self.root)
+
+
+def hang_up(control: socket.socket, proc: subprocess.Popen, root: Path) -> None:
+    """Close the fork server's socket (it ends every worker it holds and leaves), kill it if it lingers,
+    and remove its folder."""
+    import shutil
+    control.close()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    shutil.rmtree(root, ignore_errors=True)
