@@ -142,6 +142,27 @@ def test_inbound_entries_that_are_not_whole_submissions(tmp_path):
     assert isinstance(ready, Ready) and ready.secret == "ab" * 64 and ready.notebooks == ("ex1_attention",)
 
 
+def test_a_folder_made_in_a_classmates_name_by_another_account_is_refused(tmp_path, monkeypatch):
+    """Where students have accounts, a submission folder belongs to whoever ran nbgrader's submit: one owned
+    by another account bears a classmate's name to use up their checks, and gets a note, never a page."""
+    from autograder.watch import inbound as module
+    inbound = tmp_path / "inbound"
+    for name in ("alice+ch04_attention+t", "bob+ch04_attention+t", "nobody+ch04_attention+t"):
+        (inbound / name).mkdir(parents=True)
+        (inbound / name / "ex1_attention.ipynb").write_text("{}")
+        (inbound / name / "submission_secret.txt").write_text("ab" * 64)
+        os.chown(inbound / name, 60001, 60001)                           # made by eve's account
+        (inbound / name).chmod(0o777)
+    accounts = {"alice": 60002, "bob": 60001}                           # nobody has no account here
+    monkeypatch.setattr(module, "account_uid", accounts.get)
+    note = _examine(inbound, "alice+ch04_attention+t").note
+    assert "'uid 60001'" in note and "not to 'alice'" in note and "does not count" in note
+    assert isinstance(_examine(inbound, "bob+ch04_attention+t"), Ready)          # bob's own folder
+    assert isinstance(_examine(inbound, "nobody+ch04_attention+t"), Ready)       # cannot be told: taken
+    os.chown(inbound / "alice+ch04_attention+t", os.geteuid(), -1)      # the instructor copied it by hand
+    assert isinstance(_examine(inbound, "alice+ch04_attention+t"), Ready)
+
+
 # --- publishing --------------------------------------------------------------------------------
 def test_pages_are_named_by_nbgraders_hash_and_readable_by_students(tmp_path):
     from nbgrader.utils import notebook_hash

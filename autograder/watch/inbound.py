@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pwd
 import stat
 from dataclasses import dataclass
 
@@ -86,8 +87,35 @@ def examine(inbound_fd: int, name: str, settled: bool) -> Ready | Waiting | Prob
         os.close(fd)
 
 
+def account_uid(student: str) -> int | None:
+    """The uid of the machine's account named as the student (a JupyterHub user), None where there is none."""
+    try:
+        return pwd.getpwnam(student).pw_uid
+    except (KeyError, ValueError, OSError):
+        return None
+
+
+def impostor(owner: int, student: str) -> str | None:
+    """Why a folder owned by ``owner`` cannot be ``student``'s submission: where students have accounts,
+    nbgrader's submit leaves the folder owned by the one who ran it, so a folder owned by another account
+    (not root, not this service's own user, who may copy by hand) was made in the student's name by
+    someone else, and would use up their checks. None where the owner is the student or cannot be told."""
+    uid = account_uid(student)
+    if uid is None or owner in (uid, 0, os.geteuid()):
+        return None
+    try:
+        who = pwd.getpwuid(owner).pw_name
+    except (KeyError, OSError):
+        who = f"uid {owner}"
+    return f"belongs to {shown(who)}, not to {shown(student)} whose name it bears"
+
+
 def _examine_folder(fd: int, name: str, settled: bool) -> Ready | Waiting | Problem:
     st = os.fstat(fd)
+    other = impostor(st.st_uid, name.rsplit("+", 3)[0])
+    if other:
+        return Problem(f"submission {shown(name)} {other}; it was not graded, gets no page and does not count "
+                       "against the student's checks")
     secret = secret_in(fd)
     finished = stat.S_IMODE(st.st_mode) & 0o777 == 0o777        # nbgrader's submit is done with it
     if not finished and not settled:
