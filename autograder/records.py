@@ -247,9 +247,20 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
+    try:
+        replace_atomically(path, raw, 0o666 & ~_umask())   # as a plain open() would: release_feedback copies the mode
+    except OSError as exc:
+        raise OutputError(f"could not write {path}: {exc.strerror or exc}. Results written before this "
+                          "are intact; free some space and run again with --resume.") from exc
+
+
+def replace_atomically(path: Path, raw: bytes, mode: int) -> None:
+    """``raw`` at ``path`` whole or not at all: a temporary file beside it (``mode``), synced, renamed over
+    the old one (a link or a second hard link to the old file is never written through), the folder synced
+    (or, inside a batch, once at its end). On any exception, a stop signal too, no temporary file is left."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-", suffix=".tmp")   # never grows with the name
     try:
-        os.fchmod(fd, 0o666 & ~_umask())        # as a plain open() would: release_feedback copies the mode
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
@@ -260,15 +271,12 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             _fsync_dir(path.parent)
         else:
             _Deferred.folders.add(path.parent)
-    except BaseException as exc:      # a stop signal too: no half-written file is left beside the output
+    except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
-        if not isinstance(exc, OSError):
-            raise
-        raise OutputError(f"could not write {path}: {exc.strerror or exc}. Results written before this "
-                          "are intact; free some space and run again with --resume.") from exc
+        raise
 
 
 def _umask() -> int:

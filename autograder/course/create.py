@@ -11,10 +11,10 @@ import shlex
 import shutil
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..records import replace_atomically
 from . import resources
 from .resources import CHAPTER, CONFIG
 
@@ -104,23 +104,11 @@ def _lay_notebooks(course: Path, kind: str, assignment: str, result: InitResult)
 def replace_file(path: Path, text: str) -> None:
     """Put ``text`` at ``path`` whole: a new file renamed over the old one (same permissions), so a link
     or a second hard link to the old file is never written through and a kill leaves the old or the new."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        try:
-            os.fchmod(fd, stat.S_IMODE(os.lstat(path).st_mode))
-        except FileNotFoundError:
-            os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        mode = 0o644
+    replace_atomically(path, text.encode("utf-8"), mode)
 
 
 DOORS_BEGIN = "# --- the hardened grader's doors"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from nbgrader.utils import notebook_hash     # seconds to import: paid when the service starts, not on a first page
+
+from ..records import replace_atomically
 
 FOLDER_MODE = stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH       # 0711, as release_feedback makes it
 PAGE_MODE = 0o644
@@ -67,23 +68,5 @@ def _foreign(path: Path, mark: bytes) -> bool:
 
 
 def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
-    """``data`` at ``path`` whole or not at all (temporary file, fsync, rename, fsync of the folder)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".watch-", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """``data`` at ``path`` whole or not at all (the grader's one atomic writer); an OSError is raised as is."""
+    replace_atomically(path, data, mode)
