@@ -238,4 +238,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .run.lifecycle import exit_now
+    exit_now(main())

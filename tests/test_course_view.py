@@ -69,3 +69,25 @@ def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads):
     record = grade_submission(course / "submitted/correct-1/ch04_attention", course=course, view=view)
     assert counted_reads["settings"] == reads                 # nothing of the course was read again
     assert record.fingerprint == view.fingerprint and record.total == record.max_total
+
+
+def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counted_reads, monkeypatch):
+    """The autograded notebooks of every submission are laid into the release notebooks, read once per
+    view (they were read again for each submission: four notebooks each)."""
+    from autograder.outputs import autograded
+    read, real = [], autograded.read_notebook
+    monkeypatch.setattr(autograded, "read_notebook", lambda path: read.append(path) or real(path))
+    students = ["correct-1", "no-scaling"]
+    course = make_class(tmp_path, students)
+    view = course_view.read_course(course, "ch04_attention")
+    for student in students:
+        folder = tmp_path / "autograded" / student
+        grade_submission(course / "submitted" / student / "ch04_attention", course=course, view=view,
+                         autograded=folder)
+        assert len(list(folder.glob("*.ipynb"))) == 4
+    assert sorted(p.name for p in read) == sorted(f"{nb}.ipynb" for nb in autograded_notebooks())
+
+
+def autograded_notebooks():
+    from autograder.assignment import NOTEBOOKS
+    return list(NOTEBOOKS)

@@ -231,3 +231,19 @@ def test_a_stopped_pool_does_not_wait_for_submissions_in_progress():
     with pytest.raises(Stop):
         run_pool(_nap, ["fast", "slow"], finish, lambda item: item, workers=2)
     assert time.monotonic() - start < 30, "the pool waited for the slow submission"
+
+
+def test_a_command_ends_at_once_with_its_output_flushed_and_its_exit_handlers_run(tmp_path):
+    """``exit_now`` (the end of ``python -m autograder`` and of the gradebook writer) skips the interpreter's
+    tear-down, but not what a command owes: buffered output reaches the pipe, atexit handlers run (the fork
+    server is hung up there), and the exit code is the command's."""
+    code = ("import atexit, sys\n"
+            "from autograder.run.lifecycle import exit_now\n"
+            "atexit.register(lambda: print('handler ran', flush=True))\n"
+            "sys.stdout.write('buffered line')\n"
+            "sys.stderr.write('buffered error')\n"
+            "exit_now(3)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3
+    assert done.stdout.startswith("buffered line") and "handler ran" in done.stdout
+    assert done.stderr == "buffered error"

@@ -212,3 +212,32 @@ def test_a_worker_that_ended_is_never_signalled_by_its_old_pid():
         os.close(pidfd)
         bystander.kill()
         bystander.wait()
+
+
+def test_ready_workers_are_started_side_by_side_and_greeted_when_taken(pooled):
+    """The keeper only asks for a worker and sends it its first request: it does not wait for each to put
+    its layers on before starting the next, so the ready ones have not been greeted; the one taken has
+    (its first reply, the layers it is under, read then)."""
+    pooled.retire(pooled.worker(Limits()))
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    assert all(h.status is None for h in pooled.pool.ready)
+    handle = pooled.worker(Limits())
+    assert handle.status and handle.status.get("session")
+    assert handle.run_cell("w = 3", 10)["ok"]
+    pooled.retire(handle)
+
+
+def test_the_pool_starts_no_worker_nobody_will_take(pooled):
+    """A batch says how many workers it will still take: the pool keeps no more than that ready, and
+    ends the ready ones at once when the batch is done (``expect(0)``), not after ``idle_seconds``."""
+    pooled.pool.expect(1)
+    pooled.retire(pooled.worker(Limits()))                # the one expected: none left to start ahead
+    time.sleep(0.5)
+    assert not pooled.pool.ready
+    pooled.pool.expect(None)
+    pooled.retire(pooled.worker(Limits()))
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    ready = list(pooled.pool.ready)
+    pooled.pool.expect(0)
+    assert wait_until(lambda: not pooled.pool.ready and not any(running(h.pid) or h.workdir.exists()
+                                                                for h in ready), 10)

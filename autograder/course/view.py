@@ -62,6 +62,19 @@ class CourseView:
         from .fingerprint import fingerprint_of
         return fingerprint_of(self.grade_cells)
 
+    def handout(self, notebook: str) -> dict:
+        """The notebook as handed to students (``outputs.autograded.handout``), read once per view for
+        every autograded notebook of the run; shared, so callers build new cells and never change it."""
+        cache = self._handouts
+        if notebook not in cache:
+            from ..outputs.autograded import handout
+            cache[notebook] = handout(self.root, self.assignment, notebook)
+        return cache[notebook]
+
+    @cached_property
+    def _handouts(self) -> dict[str, dict]:
+        return {}
+
     def points_disagreements(self) -> list[str]:
         """Where the source notebooks' points and the rubric's differ (none without source notebooks)."""
         from .fingerprint import points_disagreements

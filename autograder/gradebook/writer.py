@@ -393,4 +393,5 @@ def _record_structure(gb, course: Path, assignment: str) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ..run.lifecycle import exit_now
+    exit_now(main())

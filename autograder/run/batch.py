@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..assignment import NOTEBOOKS
 from ..course.chapter import check_chapter, check_points
 from ..course.settings import CONFIG, Course, choose_assignment, resolve_db_url, unusable_settings
 from ..course.submissions import discover, not_a_folder, stray_entries
@@ -312,8 +313,14 @@ def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], grad
 def _run_local(todo, finish, *, course, assignment, limits, workers, scheduler=None, inherited=(),
                autograded=False, snapshot=None, view=None):
     if workers <= 1 or len(todo) <= 1:
-        for student in todo:
-            finish(grade_one(str(course), assignment, student, limits, autograded, snapshot, view=view))
+        pool = _server().pool if todo else None
+        try:
+            for i, student in enumerate(todo):
+                pool.expect((len(todo) - i) * len(NOTEBOOKS))     # no worker started that nobody takes
+                finish(grade_one(str(course), assignment, student, limits, autograded, snapshot, view=view))
+        finally:
+            if pool is not None:
+                pool.expect(0)                   # its ready workers end now, while the outputs are written
         return
     from .local_pool import run_pool
     task = functools.partial(grade_one, str(course), assignment, limits=limits, autograded=autograded,

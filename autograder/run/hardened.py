@@ -73,18 +73,18 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                   files=intake.files)
     if autograded is None:
         return record
-    return replace(record, unwritten=_write_autograded(Path(autograded), intake, record, course, assignment,
+    return replace(record, unwritten=_write_autograded(Path(autograded), intake, record, view,
                                                        path.parent if single else path))
 
 
-def _write_autograded(folder: Path, intake: Intake, record: Record, course: Path, assignment: str,
+def _write_autograded(folder: Path, intake: Intake, record: Record, view: CourseView,
                       submission: Path) -> tuple[str, ...]:
     """nbgrader's autograded notebooks of this submission (see ``outputs.autograded``); what could not be
     written, one line each."""
     from ..gradebook.timestamps import read_timestamp
-    from ..outputs.autograded import autograded_notebook, handout, write_autograded
+    from ..outputs.autograded import autograded_notebook, write_autograded
     try:
-        notebooks = {nb: autograded_notebook(handout(course, assignment, nb), intake.layout.get(nb), record, nb)
+        notebooks = {nb: autograded_notebook(view.handout(nb), intake.layout.get(nb), record, nb)
                      for nb in NOTEBOOKS}
         write_autograded(folder, notebooks, read_timestamp(submission).text())
     except (OutputError, OSError, ValueError, KeyError, TypeError) as exc:

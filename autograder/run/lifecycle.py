@@ -96,3 +96,20 @@ def critical():
 def ignore_terminal_interrupt() -> None:
     """For children: Ctrl-C reaches the whole foreground group, but the run's main process decides."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def exit_now(code: int) -> None:
+    """End a command-line process with ``code`` once its work is done: the atexit handlers run (the
+    fork server is hung up, its workers end), stdout and stderr are flushed, and then the process
+    leaves at once, without the interpreter's tear-down of every module and object (about 0.1 s for
+    a grader that loaded numpy, matplotlib and nbgrader, each time a class is graded). Every file a
+    run writes is closed and renamed into place before this point."""
+    import atexit
+    import sys
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code if isinstance(code, int) else 1)

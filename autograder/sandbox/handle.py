@@ -32,8 +32,10 @@ class WorkerDied(Exception):
 class WorkerHandle:
     """The grader's handle on one live sandboxed worker process."""
 
-    def __init__(self, server, limits: Limits, timings: bool = False):
-        """A new worker from ``server`` (a ``forkclient.ForkServer``), started under ``limits``."""
+    def __init__(self, server, limits: Limits, timings: bool = False, greet: bool = True):
+        """A new worker from ``server`` (a ``forkclient.ForkServer``), started under ``limits``. With
+        ``greet=False`` it is only asked for its first reply, which ``greet`` reads later: the worker
+        puts its layers on meanwhile, side by side with the others being started (``pool.WorkerPool``)."""
         self.token = secrets.token_hex(8)
         self.limits = limits
         self.signalled, self.groups = False, []
@@ -46,18 +48,45 @@ class WorkerHandle:
             raise
         self.lock, self.pidfd = threading.Lock(), _pidfd(self.pid)
         self.reader = rpc.FrameReader(self.sock.fileno())
+        self.status: dict | None = None
         try:
-            self.status = self.request({"op": "hello"}, 10.0)[0]["status"]
+            self.hello = self._send({"op": "hello"}, time.monotonic() + 10.0, 10.0)
         except WorkerDied:
             self.cleanup()                            # no descriptor or folder left behind
             raise
+        if greet:
+            self.greet()
+
+    def greet(self, seconds: float = 10.0) -> dict:
+        """The worker's first reply (its status: the layers it is under), read once; WorkerDied if it
+        does not come within ``seconds``, and then no descriptor or folder is left behind."""
+        if self.status is None:
+            try:
+                self.status = self._receive({"op": "hello"}, self.hello, time.monotonic() + seconds, seconds)[0]["status"]
+            except WorkerDied:
+                self.cleanup()
+                raise
+        return self.status
 
     def request(self, header: dict, seconds: float, payload: bytes = b"") -> tuple[dict, bytes]:
         """The checked reply to ``header``; on any failure the worker is killed and WorkerDied raised."""
-        rid = secrets.randbits(64)
         deadline = time.monotonic() + seconds
+        return self._receive(header, self._send(header, deadline, seconds, payload), deadline, seconds)
+
+    def _send(self, header: dict, deadline: float, seconds: float, payload: bytes = b"") -> int:
+        """Send one request; its id (for ``_receive``)."""
+        rid = secrets.randbits(64)
         try:
             rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
+        except rpc.Deadline:
+            raise self._died(f"no answer within {seconds:g} s") from None
+        except (rpc.PeerGone, OSError):
+            raise self._died("the worker process ended (it exited, crashed or was killed)") from None
+        return rid
+
+    def _receive(self, header: dict, rid: int, deadline: float, seconds: float) -> tuple[dict, bytes]:
+        """The checked reply to the request ``rid``; on any failure the worker is killed and WorkerDied raised."""
+        try:
             got, reply, data = self.reader.read(deadline)
             check_reply(header, rid, got, reply)
         except rpc.Deadline:

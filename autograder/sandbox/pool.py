@@ -7,10 +7,12 @@ reply) takes 15-35 ms and ending one (kill, wait for its cgroup to empty, remove
 to ``size`` workers started and idle, so that a notebook takes one that is ready, and a keeper
 thread starts the next ones and cleans up ended ones while the grader is busy with the rubric.
 
-A ready worker has run nothing: it is exactly the worker a notebook would have started itself,
-only earlier (same layers, same limits; a worker whose limits differ is never handed out). An
-idle worker that is no longer ready (its socket readable: it died or spoke unasked) is cleaned
-up, never handed out. Ready workers nobody took for ``idle_seconds`` are ended, so the pool
+The keeper only asks the fork server for a worker and sends it its first request; the worker then
+puts its layers on by itself, side by side with the others being started, and its first reply is
+read when a notebook takes it. A ready worker has run nothing: it is exactly the worker a notebook
+would have started itself, only earlier (same layers, same limits; a worker whose limits differ
+is never handed out). An idle worker that is no longer ready (its socket readable after its first
+reply: it died or spoke unasked; no first reply in time) is cleaned up, never handed out. Ready workers nobody took for ``idle_seconds`` are ended, so the pool
 never outlives a batch by more than that; ``close`` ends all of them and finishes every clean-up
 before it returns. An ended worker is SIGKILLed at once by ``retire`` (every process of its PID
 namespace dies with it); only waiting for the kernel to empty its cgroup and removing its folder
@@ -35,18 +37,38 @@ class WorkerPool:
         self.wanted: Limits | None = None            # the limits of the last worker asked for
         self.last_take = time.monotonic()
         self.closed = False
+        self.left: int | None = None                 # takes still expected (``expect``); None: no end known
         self.cv = threading.Condition()
         self.thread: threading.Thread | None = None
 
     def take(self, limits: Limits) -> WorkerHandle:
         """A started worker with these limits: a ready one if there is one, else one started now."""
+        while True:
+            with self.cv:
+                if self.closed:
+                    raise RuntimeError("the sandbox fork server is closed")
+                self.wanted, self.last_take = limits, time.monotonic()
+                if self.left:
+                    self.left -= 1
+                handle = self._ready_one(limits)
+                self._wake()
+            if handle is None:
+                return WorkerHandle(self.server, limits)
+            try:
+                handle.greet()                        # its first reply: it is up, under every layer
+            except WorkerDied:
+                continue                              # it died starting (greet cleaned it up): the next one
+            if _quiet(handle):
+                return handle
+            self.retire(handle)                       # it spoke unasked: never handed out
+
+    def expect(self, takes: int | None) -> None:
+        """How many more workers will be taken (a batch knows: four per submission left); the pool then
+        starts no worker nobody will take, and ends ready ones beyond that (0, when a batch is done:
+        now, not after ``idle_seconds``). None: no end known (the default)."""
         with self.cv:
-            if self.closed:
-                raise RuntimeError("the sandbox fork server is closed")
-            self.wanted, self.last_take = limits, time.monotonic()
-            handle = self._ready_one(limits)
+            self.left = takes
             self._wake()
-        return handle if handle is not None else WorkerHandle(self.server, limits)
 
     def retire(self, handle: WorkerHandle) -> None:
         """Kill ``handle``'s worker now; wait for its processes and remove its files in the keeper."""
@@ -77,26 +99,27 @@ class WorkerPool:
     def _ready_one(self, limits: Limits) -> WorkerHandle | None:
         for handle in list(self.ready):
             self.ready.remove(handle)
-            if handle.limits == limits and _quiet(handle):
-                return handle
+            if handle.limits == limits and (handle.status is None or _quiet(handle)):
+                return handle                          # not greeted yet: its first reply may be waiting
             self.ended.append(handle)                 # other limits, or no longer ready: end it
         return None
 
     def _wake(self) -> None:
-        if self.thread is None and (self.size > 0 or self.ended):
+        if self.thread is None and (self.size > 0 or self.ended or self.ready):
             self.thread = threading.Thread(target=self._keep, name="autograder-worker-pool", daemon=True)
             self.thread.start()
         self.cv.notify_all()
 
     def _job(self):
         """What the keeper does next: ('end', handle), ('start', limits), or ('wait', seconds)."""
+        idle = time.monotonic() - self.last_take
+        size = self.size if self.left is None else min(self.size, self.left)
+        if self.wanted is not None and len(self.ready) < size and idle < self.idle_seconds:
+            return "start", self.wanted               # first: a start only asks, the worker sets itself up
         if self.ended:
             return "end", self.ended.popleft()
-        idle = time.monotonic() - self.last_take
-        if self.ready and idle >= self.idle_seconds:
+        if self.ready and (idle >= self.idle_seconds or len(self.ready) > size):
             return "end", self.ready.pop()
-        if self.wanted is not None and len(self.ready) < self.size and idle < self.idle_seconds:
-            return "start", self.wanted
         return "wait", (self.idle_seconds - idle) if self.ready else None
 
     # --- the keeper thread ---------------------------------------------------------------------
@@ -118,7 +141,7 @@ class WorkerPool:
         """Start one ready worker. If the fork server cannot, the pool stops starting workers (each
         notebook then starts its own, and reports why it could not) and only cleans up."""
         try:
-            handle = WorkerHandle(self.server, limits)
+            handle = WorkerHandle(self.server, limits, greet=False)
         except (RuntimeError, WorkerDied, OSError):
             with self.cv:
                 self.size = 0
