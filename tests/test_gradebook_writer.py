@@ -72,6 +72,21 @@ def test_nbgrader_is_loaded_without_its_server_extensions():
     assert out.stdout.split() == ["Gradebook", "True", "False"]
 
 
+def test_an_existing_gradebook_is_opened_without_loading_alembic(tmp_path):
+    """Only a new gradebook is stamped with nbgrader's alembic head; loading alembic for one that exists
+    cost each run about 0.1 s of the writer's time, while the class is graded."""
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    code = ("import sys\nfrom autograder.gradebook.writer import stamp_new_sqlite\n"
+            f"stamp_new_sqlite({url!r})\nprint(any(m.startswith('alembic') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["False"]
+    fresh = f"sqlite:///{tmp_path / 'new.db'}"
+    code = code.replace(repr(url), repr(fresh))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["True"] and (tmp_path / "new.db").stat().st_size > 0
+
+
 @pytest.mark.slow
 def test_scores_are_written_as_they_come(tmp_path):
     """The writer records each student when the run sends it (the run streams them as records are

@@ -240,15 +240,15 @@ def _submission(gb, assignment: str, student: str, submitted: str | None):
 def stamp_new_sqlite(db_url: str) -> None:
     """What nbgrader's Gradebook does for a new database (record the alembic head it was made
     at), done in-process: nbgrader asks a fresh `alembic heads` process, which takes seconds."""
-    import sqlite3
-
-    import nbgrader.api
-    from alembic.script import ScriptDirectory
     path = sqlite_path(db_url)
     if path is None:
         return
     if path.exists() and path.stat().st_size > 0:
-        return
+        return                                      # (alembic loads in about 0.1 s: only for a new one)
+    import sqlite3
+
+    import nbgrader.api
+    from alembic.script import ScriptDirectory
     head = ScriptDirectory(str(Path(nbgrader.api.__file__).parent / "alembic")).get_current_head()
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL);")
