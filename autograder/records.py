@@ -381,8 +381,30 @@ def check_record_names(student_ids) -> None:
 
 
 def dumps(value, indent: int | None = 1) -> str:
-    """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN)."""
-    return json.dumps(json_safe(value), indent=indent, sort_keys=True, allow_nan=False)
+    """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN). With ``indent``
+    laid out by ``laid_out`` (one key, one list item per line); else on one line."""
+    value = json_safe(value)
+    if indent is None:
+        return json.dumps(value, sort_keys=True, allow_nan=False)
+    return laid_out(value, sort_keys=True, allow_nan=False)
+
+
+def laid_out(value, **options) -> str:
+    """JSON a person can read and diff, written by json's C encoder: each key of the top-level object on
+    a line of its own, and each item of a list it holds on its own line. (``json.dumps`` with ``indent``
+    runs in pure Python: for a record or a notebook about five times slower.)"""
+    one = lambda v: json.dumps(v, **options)                                        # noqa: E731
+    if not isinstance(value, dict) or not value:
+        return one(value)
+    lines = []
+    for key in (sorted(value) if options.get("sort_keys") else value):
+        item = value[key]
+        if isinstance(item, list) and item:
+            text = "[\n" + ",\n".join(f"  {one(v)}" for v in item) + "\n ]"
+        else:
+            text = one(item)
+        lines.append(f" {one(str(key))}: {text}")
+    return "{\n" + ",\n".join(lines) + "\n}"
 
 
 def write_record(out: Path, record: Record) -> None:

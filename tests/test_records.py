@@ -153,3 +153,22 @@ def test_a_course_notebook_the_fingerprint_cannot_read_is_named(tmp_path, damage
         return
     with pytest.raises(CourseError, match="ex1_attention.ipynb could not be read.*fix it before grading"):
         grade_cells(tmp_path)
+
+
+def test_laid_out_json_is_the_same_value_one_key_and_one_item_per_line():
+    """Records, results.json and autograded notebooks are written by json's C encoder, laid out by hand:
+    the same value as ``json.dumps`` gives, readable (each top-level key, and each item of a top-level
+    list, on its own line), and non-ASCII text kept where asked."""
+    from autograder.records import laid_out
+    value = {"cells": [{"source": "é ✓", "outputs": []}, {"id": "b"}], "metadata": {}, "nbformat": 4,
+             "empty": [], "nested": {"a": [1, [2, 3]]}, "text": "line\nbreak"}
+    for options in ({"ensure_ascii": False}, {"sort_keys": True}):
+        text = laid_out(value, **options)
+        assert json.loads(text) == value
+        lines = text.splitlines()
+        assert lines[0] == "{" and lines[-1] == "}"
+        assert len(lines) == 2 + len(value) + len(value["cells"]) + 1      # one line per key, per cell, "]"
+    assert "é ✓" in laid_out(value, ensure_ascii=False)
+    assert list(json.loads(laid_out(value, sort_keys=True))) == sorted(value)
+    for plain in ([], {}, 3, "x", [1, 2]):
+        assert json.loads(laid_out(plain)) == plain

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
 from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
-from ..records import Record
+from ..records import Record, laid_out
 from .wholefolder import replace_folder
 
 NOTE_ID = "autograder-review-note"
@@ -72,7 +72,7 @@ def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = 
     """``folder`` holding each notebook and ``timestamp.txt`` (as nbgrader writes it), replaced whole, so a
     stop or a kill never leaves some of this run's notebooks beside the last run's; OutputError if it
     cannot be written."""
-    files = {f"{name}.ipynb": json.dumps(nb, indent=1, ensure_ascii=False) + "\n" for name, nb in notebooks.items()}
+    files = {f"{name}.ipynb": laid_out(nb, ensure_ascii=False) + "\n" for name, nb in notebooks.items()}
     replace_folder(Path(folder), {**files, **({"timestamp.txt": timestamp} if timestamp else {})})
 
 
