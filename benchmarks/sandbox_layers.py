@@ -12,6 +12,12 @@ rubric's checks through the worker (and how many round trips they take), collect
 the kill and the clean-up. Beside them: the same checks run in-process on the same functions,
 and a bare fork (+ exit + wait) of a process the fork server's size. Prints the median of each
 step and its share of the notebook's total.
+
+Then CPU time, not wall time (``/proc/PID/schedstat``: what each process ran, whichever core): the
+fork server's per worker (the fork), a worker that only starts under every layer and answers its
+first request (the floor rule 1 sets: one such worker per notebook), a worker that grades its
+notebook, and the grader's own thread for the rubric through the worker, beside the in-process
+rubric; so the floor of one more submission (four notebooks) is shown against the in-process rubric.
 """
 from __future__ import annotations
 
@@ -100,15 +106,17 @@ def one_notebook(server: ForkServer, cells, notebook: str, limits: Limits, seed:
     student = SandboxedStudent(server, cells, names, limits, notebook=notebook, start=False)
     student.worker, student.ran, student.upto, student.defined = handle, len(cells), len(cells), set(defined)
     counted = Counted(handle)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.thread_time()
     with quiet():
         for grade_id in NOTEBOOKS[notebook]:
             run_cell(student, grade_id, seed=seed)
     steps["rubric through the worker"] = time.perf_counter() - t
+    steps["cpu: the grader's, for the rubric through the worker"] = time.thread_time() - cpu
     steps["round trips of the rubric (count)"] = counted.trips
     t = time.perf_counter()
     handle.request({"op": "output"}, 5.0)
     steps["collect output (round trip)"] = time.perf_counter() - t
+    steps["cpu: the worker's own (its whole life)"] = cpu_seconds(handle.pid)
     t = time.perf_counter()
     handle.kill_now()
     steps["kill (on the grading path)"] = time.perf_counter() - t
@@ -118,12 +126,30 @@ def one_notebook(server: ForkServer, cells, notebook: str, limits: Limits, seed:
     return steps
 
 
-def in_process(namespaces: dict, notebook: str, seed: int) -> float:
-    t = time.perf_counter()
+def cpu_seconds(pid: int) -> float:
+    """CPU time process ``pid`` has run so far (Linux; nan elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def empty_worker(server: ForkServer, limits: Limits) -> float:
+    """CPU of a worker that starts under every layer, answers its first request and is ended."""
+    handle = WorkerHandle(server, limits)
+    cpu = cpu_seconds(handle.pid)
+    handle.cleanup()
+    return cpu
+
+
+def in_process(namespaces: dict, notebook: str, seed: int) -> tuple[float, float]:
+    """(wall, CPU) seconds of the notebook's checks run in-process on the reference functions."""
+    t, cpu = time.perf_counter(), time.thread_time()
     with quiet():
         for grade_id in NOTEBOOKS[notebook]:
             run_cell(namespaces[notebook], grade_id, seed=seed)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.thread_time() - cpu
 
 
 def reference_namespaces(intake) -> dict:
@@ -151,7 +177,7 @@ def main() -> None:
     cells = {nb: [c for c in intake.cells if c.notebook == nb] for nb in NOTEBOOKS}
     spaces = reference_namespaces(intake)
     server = ForkServer()
-    samples, inproc = [], []
+    samples, inproc, empty = [], [], []
     try:
         for i in range(args.n + len(NOTEBOOKS)):
             notebook = list(NOTEBOOKS)[i % len(NOTEBOOKS)]
@@ -160,16 +186,20 @@ def main() -> None:
             if i >= len(NOTEBOOKS):                     # the first round warms up
                 samples.append(steps)
                 inproc.append(rubric)
+        before, spawns = cpu_seconds(server.proc.pid), args.n
+        empty = [empty_worker(server, limits) for _ in range(spawns)]
+        forking = (cpu_seconds(server.proc.pid) - before) / spawns
     finally:
         server.close()
     fork = bare_fork(200)
     report(samples, inproc, fork)
+    report_cpu(samples, inproc, empty, forking)
 
 
 def report(samples: list[dict], inproc: list[float], fork: float) -> None:
     print("isolation layers:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
     print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
-    names = [k for k in samples[0] if k != "round trips of the rubric (count)"]
+    names = [k for k in samples[0] if k != "round trips of the rubric (count)" and not k.startswith("cpu: ")]
     medians = {k: statistics.median(s[k] for s in samples) * 1e3 for k in names}
     total = sum(medians.values())
     print(f"\none notebook's worker, median of {len(samples)} (the four notebooks in turn):\n")
@@ -178,11 +208,33 @@ def report(samples: list[dict], inproc: list[float], fork: float) -> None:
         print(f"| {name} | {medians[name]:.2f} | {medians[name] / total:.1%} |")
     print(f"| **total for one notebook** | **{total:.2f}** | 100% |")
     trips = statistics.median(s["round trips of the rubric (count)"] for s in samples)
-    rubric_in = statistics.median(inproc) * 1e3
+    rubric_in = statistics.median(w for w, _ in inproc) * 1e3
     print(f"\nrubric round trips per notebook (median): {trips:g}")
     print(f"same checks in-process (no sandbox), per notebook: {rubric_in:.2f} ms")
     print(f"bare fork + exit + wait of a process the fork server's size: {fork * 1e3:.2f} ms")
     print(f"total / in-process rubric: {total / rubric_in:.1f}x; total / bare fork: {total / (fork * 1e3):.1f}x")
+
+
+def report_cpu(samples: list[dict], inproc: list, empty: list[float], forking: float) -> None:
+    """CPU per notebook, and the floor of one more submission against the in-process rubric."""
+    ms = lambda values: statistics.median(values) * 1e3                        # noqa: E731
+    rows = {"the fork server, per worker it forks": forking * 1e3,
+            "a worker that only starts under every layer and answers": ms(empty),
+            "a worker that grades its notebook (cells, the rubric's calls)": ms(
+                s["cpu: the worker's own (its whole life)"] for s in samples),
+            "the grader, for the rubric through the worker": ms(
+                s["cpu: the grader's, for the rubric through the worker"] for s in samples),
+            "the same checks in-process": ms(c for _, c in inproc)}
+    print("\nCPU per notebook, median ms (schedstat; the kernel's work for namespaces and cgroups on other "
+          "threads is not counted):\n\n| process | CPU ms |\n| --- | --- |")
+    for name, value in rows.items():
+        print(f"| {name} | {value:.2f} |")
+    floor = 4 * (rows["the fork server, per worker it forks"]
+                 + rows["a worker that only starts under every layer and answers"])
+    rubric = 4 * rows["the same checks in-process"]
+    print(f"\nfloor of one more submission under rule 1 (four workers started, nothing run): {floor:.1f} ms of CPU, "
+          f"{floor / rubric:.1f}x the in-process rubric's {rubric:.1f} ms (on 2 cores at best half that in wall time: "
+          f"{floor / rubric / 2:.1f}x)")
 
 
 if __name__ == "__main__":
