@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from .files import _NOFOLLOW, HARD_LIMIT_BYTES, MAX_LISTING, kind
+from .files import HARD_LIMIT_BYTES, MAX_LISTING, NOFOLLOW, kind
 
 _CHUNK = 1 << 20
 
@@ -83,7 +83,7 @@ def _entry(dir_fd: int, name: str) -> bytes:
 
 
 def _content_hash(dir_fd: int, name: str) -> bytes:
-    fd = os.open(name, _NOFOLLOW, dir_fd=dir_fd)
+    fd = os.open(name, NOFOLLOW, dir_fd=dir_fd)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return b"changed kind"

@@ -20,7 +20,7 @@ MAX_NOTEBOOK_BYTES = 50 << 20        # larger notebooks are flagged (outputs are
 HARD_LIMIT_BYTES = 256 << 20         # larger ones are not read at all
 MAX_LISTING = 10_000                 # names looked at in a submission folder
 _CHUNK = 1 << 20
-_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def open_folder(path: Path, levels: int) -> int:
     try:
         for name in path.parts[len(base.parts):]:
             before = _lstat(fd, folder, name, stat.S_ISDIR)
-            child = _open_checked(fd, name, _NOFOLLOW | os.O_DIRECTORY, before, stat.S_ISDIR)
+            child = _open_checked(fd, name, NOFOLLOW | os.O_DIRECTORY, before, stat.S_ISDIR)
             os.close(fd)
             fd, folder = child, folder / name
     except BaseException:
@@ -105,7 +105,7 @@ def read_regular(dir_fd: int, folder: Path, name: str, cap: int = HARD_LIMIT_BYT
     if before.st_size > cap:
         raise Refused(f"{shown(name)} is {before.st_size / 1e6:.0f} MB, too large to read; "
                       "clear its outputs and resubmit")
-    fd = _open_checked(dir_fd, name, _NOFOLLOW, before, stat.S_ISREG)
+    fd = _open_checked(dir_fd, name, NOFOLLOW, before, stat.S_ISREG)
     try:
         chunks, total = [], 0
         while total <= cap:

@@ -17,13 +17,12 @@ import stat
 from pathlib import Path
 
 from ..inert import shown
-from .files import kind, open_folder
+from .files import NOFOLLOW, kind, open_folder
 from .model import Refused
 
 SECRET = "submission_secret.txt"
 MAX_SECRET_BYTES = 512
 _HEX = re.compile(rb"[0-9a-f]{16,256}")
-_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
 def secret_in(fd: int) -> bytes | str:
@@ -39,7 +38,7 @@ def secret_in(fd: int) -> bytes | str:
     if not stat.S_ISREG(st.st_mode):
         return f"its {SECRET} is {kind(st.st_mode)}"
     try:
-        sfd = os.open(SECRET, _NOFOLLOW, dir_fd=fd)
+        sfd = os.open(SECRET, NOFOLLOW, dir_fd=fd)
     except OSError as exc:
         return f"its {SECRET} could not be opened ({exc.strerror})"
     try:

@@ -22,14 +22,12 @@ from dataclasses import dataclass
 
 from ..assignment import NOTEBOOKS
 from ..inert import shown
-from ..intake.files import kind
+from ..intake.files import MAX_LISTING, NOFOLLOW, kind
 from ..intake.names import notebook_for
 from ..intake.secret import MAX_SECRET_BYTES, SECRET, secret_in  # noqa: F401 - one reader of the secret
 
 SETTLE_SECONDS = 10.0
 MAX_NOTEBOOKS = 50                  # notebook files of one submission that get a page
-MAX_LISTING = 10_000                # names looked at in a submission folder
-_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ def examine(inbound_fd: int, name: str, settled: bool) -> Ready | Waiting | Prob
         return Problem(f"inbound entry {shown(name)} is {kind(st.st_mode)}, not a submission folder; "
                        "it was not graded (links are never followed)")
     try:
-        fd = os.open(name, _NOFOLLOW | os.O_DIRECTORY, dir_fd=inbound_fd)
+        fd = os.open(name, NOFOLLOW | os.O_DIRECTORY, dir_fd=inbound_fd)
     except OSError as exc:
         return Problem(f"inbound entry {shown(name)} could not be opened ({exc.strerror}); it was not graded")
     try:
