@@ -72,6 +72,21 @@ def test_nbgrader_is_loaded_without_its_server_extensions():
     assert out.stdout.split() == ["Gradebook", "True", "False"]
 
 
+def test_nbgrader_s_archive_helpers_load_only_when_called(tmp_path):
+    """The writer loads nbgrader.api without setuptools (nbgrader.utils imports its archive helpers at
+    import time); a helper still works when called, through the real module."""
+    archive = tmp_path / "one.zip"
+    code = ("import sys, zipfile\nfrom autograder.gradebook.writer import nbgrader_api\napi = nbgrader_api()\n"
+            "print('setuptools' in sys.modules)\n"
+            f"zipfile.ZipFile({str(archive)!r}, 'w').writestr('inside.txt', 'kept')\n"
+            "import nbgrader.utils as u\n"
+            f"u.unpack_archive({str(archive)!r}, {str(tmp_path / 'out')!r}, drivers=(u.unpack_zipfile,))\n"
+            "print('setuptools' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.split() == ["False", "True"]
+    assert (tmp_path / "out/inside.txt").read_text() == "kept"
+
+
 def test_an_existing_gradebook_is_opened_without_loading_alembic(tmp_path):
     """Only a new gradebook is stamped with nbgrader's alembic head; loading alembic for one that exists
     cost each run about 0.1 s of the writer's time, while the class is graded."""
