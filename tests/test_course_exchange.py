@@ -127,6 +127,8 @@ def test_feedback_reaches_its_owner_only(tmp_path):
         assert any(f"'{other}'" in line for line in record.review) and not any(other in p for p in record.integrity)
     assert any("submission_secret.txt is a link" in p for p in read_record(out, "eve", A).integrity)
     assert result.errors == []
+    kept = {s for s in pages if (course / "autograded" / s / A / "submission_secret.txt").exists()}
+    assert kept == {"ada"}          # autograded/ holds a secret only where it is the submission's own, as feedback/
 
     run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")           # never stops halfway
     ada_secret = (sub / "ada" / A / "submission_secret.txt").read_text()
@@ -168,6 +170,29 @@ def test_a_renamed_notebooks_page_is_delivered_under_the_name_submitted(tmp_path
     assert fetched == pages
     page = next((home / A / "feedback").glob("*/ex1_attention (1).html")).read_text()
     assert "8 / 8" in page and "was graded as ex1_attention.ipynb" in page      # the note on the rename too
+
+
+def test_nbgraders_own_feedback_after_grade_is_released_and_fetched(tmp_path):
+    """An instructor used to nbgrader runs `nbgrader generate_feedback --force` after `grade`: its pages
+    replace ours, and it copies the secret from autograded/ as after `nbgrader autograde`, so
+    `release_feedback` delivers them (it stopped with FileNotFoundError: autograded/ held no
+    submission_secret.txt) and the student's page names the misconception."""
+    course, ex = _released_course(tmp_path)
+    _student_submits(course, tmp_path, "bob", {"scaled_dot_product_attention": (
+        "def scaled_dot_product_attention(Q, K, V):\n    w = softmax(Q @ K.T, axis=-1)\n    return w @ V, w\n")})
+    run_nbgrader(["collect", A, *ex], course, "collect")
+    assert grade_batch(course=course, workers=1, progress=False).records[0].total < 28
+    secret = (course / "submitted" / "bob" / A / "submission_secret.txt").read_bytes()
+    assert (course / "autograded" / "bob" / A / "submission_secret.txt").read_bytes() == secret
+
+    run_nbgrader(["generate_feedback", A, "--force", "--log-level=WARN"], course, "generate_feedback")
+    assert (course / "feedback" / "bob" / A / "submission_secret.txt").read_bytes() == secret
+    run_nbgrader(["release_feedback", A, *ex], course, "release_feedback")
+    home = tmp_path / "home" / "bob"
+    run_nbgrader(["fetch_feedback", A, *_exchange(course, tmp_path, "bob")], home, "fetch_feedback")
+    assert sorted(p.stem for p in (home / A / "feedback").glob("*/*.html")) == NOTEBOOKS
+    page = next((home / A / "feedback").glob("*/ex1_attention.html")).read_text()
+    assert "the scores are not scaled: divide Q K^T by sqrt(d_k)" in page      # the misconception, named
 
 
 def test_a_resubmission_collected_with_update_is_regraded_by_resume(tmp_path, capsys):

@@ -22,7 +22,7 @@ from .files import MAX_NOTEBOOK_BYTES, Link, listing, open_folder, read_regular
 from .model import Refused
 from .names import notebook_for
 from .parse import digest_of
-from .secret import SECRET, class_secrets, is_link, secret_in, sharers
+from .secret import SECRET, class_secrets, is_link, sharers
 
 _MAX_CLASSMATES = 5_000
 _MAX_PER_STUDENT = 20
@@ -172,13 +172,13 @@ def read_class(submitted: Path, assignment: str, names: tuple) -> ClassIndex:
     return ClassIndex({d: frozenset(s) for d, s in digests.items()}, {f: frozenset(s) for f, s in files.items()})
 
 
-def secret_event(fd: int, ctx: Context) -> tuple[str, str] | None:
+def secret_event(fd: int, secret: bytes | str, ctx: Context) -> tuple[str, str] | None:
     """(message, the instructor's detail) when the submission's secret (which decides who receives its
-    feedback) is a link or is the same as a classmate's: nbgrader gives every submission its own."""
+    feedback; ``secret``: ``secret_in(fd)``, read once) is a link or is the same as a classmate's: nbgrader
+    gives every submission its own."""
     if is_link(fd):
         return (f"Integrity: {SECRET} is a link, not the secret nbgrader wrote for this submission; its feedback "
                 "cannot be delivered through nbgrader and it must be reviewed.", "")
-    secret = secret_in(fd)
     if not isinstance(secret, bytes):
         return None                                        # missing or malformed: the outputs say why
     others = [s for s in _secret_owners_of(ctx).get(secret, ()) if s != ctx.student]

@@ -21,6 +21,7 @@ from .integrity import Context, copy_event, link_event, secret_event, source_eve
 from .model import Intake, Refused
 from .names import Found, find, notebook_for
 from .parse import digest, read_notebook
+from .secret import secret_in
 
 
 def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
@@ -45,9 +46,12 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
         return intake
     try:
         if not single and _levels(folder, assignment) == 2:        # nbgrader's layout: a secret decides delivery
-            event = secret_event(fd, ctx)
+            secret = secret_in(fd)
+            event = secret_event(fd, secret, ctx)
             if event:
                 intake.damage(*event)
+            elif isinstance(secret, bytes):
+                intake.secret = secret
         files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
         for found in _wanted(path, single, files, ctx, intake):
             _guarded(fd, folder, found, ctx, intake)

@@ -2,8 +2,9 @@
 
 ``nbgrader autograde`` leaves ``autograded/<student>/<assignment>/<notebook>.ipynb`` (the submission
 with its test and read-only cells put back from the course, the grade cells' outputs holding the
-points) and ``timestamp.txt``. Formgrader lists a submission as graded only when that folder exists,
-and opens a notebook for manual grading only when its file does; generate_feedback renders these files.
+points), ``timestamp.txt`` and ``submission_secret.txt``. Formgrader lists a submission as graded only
+when that folder exists, and opens a notebook for manual grading only when its file does;
+generate_feedback renders these files and copies the secret beside its pages, for release_feedback.
 
 Here they are built from what intake checked, never from the raw files: every cell the student
 handed in, in order, as plain text (nothing of it is run outside the sandbox; the student's own
@@ -22,6 +23,7 @@ from pathlib import Path
 from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
 from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
+from ..intake.secret import SECRET
 from ..records import Record, laid_out
 from .wholefolder import replace_folder
 
@@ -68,12 +70,15 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
             "nbformat_minor": max(int(given.get("nbformat_minor", 5)), 5)}
 
 
-def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = "") -> None:
-    """``folder`` holding each notebook and ``timestamp.txt`` (as nbgrader writes it), replaced whole, so a
-    stop or a kill never leaves some of this run's notebooks beside the last run's; OutputError if it
-    cannot be written."""
+def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = "",
+                     secret: bytes | None = None) -> None:
+    """``folder`` holding each notebook, ``timestamp.txt`` and the submission's ``secret`` (as nbgrader
+    autograde copies them: ``generate_feedback`` copies the secret on, and ``release_feedback`` needs it),
+    replaced whole, so a stop or a kill never leaves some of this run's notebooks beside the last run's;
+    OutputError if it cannot be written. ``secret``: only the submission's own (``Intake.secret``)."""
     files = {f"{name}.ipynb": laid_out(nb, ensure_ascii=False) + "\n" for name, nb in notebooks.items()}
-    replace_folder(Path(folder), {**files, **({"timestamp.txt": timestamp} if timestamp else {})})
+    replace_folder(Path(folder), {**files, **({"timestamp.txt": timestamp} if timestamp else {}),
+                                  **({SECRET: secret} if secret else {})})
 
 
 def _grade_id(cell: dict) -> str | None:

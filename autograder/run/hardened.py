@@ -86,7 +86,7 @@ def _write_autograded(folder: Path, intake: Intake, record: Record, view: Course
     try:
         notebooks = {nb: autograded_notebook(view.handout(nb), intake.layout.get(nb), record, nb)
                      for nb in NOTEBOOKS}
-        write_autograded(folder, notebooks, read_timestamp(submission).text())
+        write_autograded(folder, notebooks, read_timestamp(submission).text(), intake.secret)
     except (OutputError, OSError, ValueError, KeyError, TypeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return (f"autograded notebooks of {shown(record.student_id)}: {shown(str(folder), 300)} could not be written ({why}), so "
