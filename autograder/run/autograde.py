@@ -12,7 +12,8 @@ The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde
   executed by nbgrader's ``Execute``, exactly as without this setting.
 - ``FlagForReview`` follows ``SaveAutoGrades``: a notebook that needs a person (its damage, or the whole
   submission's) gets ``needs_manual_grade`` on its grade cells and the reason as its answer cells'
-  auto comment, as ``grade`` writes them.
+  auto comment, as ``grade`` writes them. A cell a person scored keeps the flag it had before this
+  autograde (nbgrader's ``SaveAutoGrades`` flags every such cell again; ``grade`` never does).
 
 ``HideHiddenTests`` is for ``c.GenerateFeedback.preprocessors``: it removes hidden-test regions from
 grade cells only, so no feedback page shows one, and a student's own text never stops a page.
@@ -47,7 +48,21 @@ class SandboxedExecute(NbGraderPreprocessor):
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
+        resources["autograder_person_flags"] = person_flags(info)
         return nb, resources
+
+
+def person_flags(info: dict) -> dict[str, bool]:
+    """grade_id -> needs_manual_grade of each cell of this notebook that a person scored, read before
+    nbgrader's SaveAutoGrades, which flags every such cell again on each autograde: FlagForReview puts
+    these back, so a person's work is never re-flagged (as ``grade`` never re-flags it)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook(info["db_url"]) as gb:
+        try:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+        except MissingEntry:
+            return {}
+        return {g.name: bool(g.needs_manual_grade) for g in notebook.grades if g.manual_score is not None}
 
 
 class FlagForReview(NbGraderPreprocessor):
@@ -55,8 +70,9 @@ class FlagForReview(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         reasons = resources.get("autograder_review")
-        if not reasons:
-            return nb, resources                  # another assignment, or nothing that needs a person
+        kept = resources.get("autograder_person_flags") or {}
+        if not reasons and not kept:
+            return nb, resources                  # another assignment, or nothing a person did or must do
         from nbgrader.api import Gradebook
 
         from ..gradebook.writer import review_comment
@@ -64,8 +80,12 @@ class FlagForReview(NbGraderPreprocessor):
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
             for grade in notebook.grades:
-                flag(grade)
-            review_comment(notebook, reasons)
+                if grade.name in kept:
+                    grade.needs_manual_grade = kept[grade.name]     # as the person left it
+                elif reasons:
+                    flag(grade)
+            if reasons:
+                review_comment(notebook, reasons)
             gb.db.commit()
         return nb, resources
 
