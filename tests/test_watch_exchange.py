@@ -109,8 +109,10 @@ def test_a_resubmission_gets_new_pages(ex):
 
 
 def test_the_limit_holds(ex):
-    names = [submit_like_nbgrader(ex.course, ex.tmp, "cy", sample)          # fixes no-scaling at the third
-             for sample in ("no-scaling", "no-scaling", "correct-1", "correct-1")]
+    names = [submit_like_nbgrader(ex.course, ex.tmp, "cy", sample) for sample in ("no-scaling", "no-scaling")]
+    wait_for(lambda: all(done(ex.course, n) for n in names), what="cy's first submissions", run=ex.run)
+    names += [submit_like_nbgrader(ex.course, ex.tmp, "cy", sample)         # fixes no-scaling after feedback
+              for sample in ("correct-1", "correct-1")]
     wait_for(lambda: all(done(ex.course, n) for n in names), what="cy's four submissions", run=ex.run)
     kinds = [of_kind(ex.course, "published", n)[0]["kind"] for n in names]
     assert kinds == ["feedback"] * 3 + ["limit"]

@@ -295,8 +295,9 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
     for student, runs in checks.items():
         for i, diagnoses in enumerate(runs):
             entry, t = f"{student}+{A}+{i}", t + 1
-            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A})
-            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": t})
+            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A, "received": t})
+            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": t + 0.2})
+            journal.append({"event": "published", "entry": entry, "kind": "feedback", "pages": 4, "at": t + 0.3})
     journal.append({"event": "received", "entry": "bob+x", "student": "bob", "assignment": A})
     journal.append({"event": "published", "entry": "bob+x", "kind": "limit"})
     journal.append({"event": "received", "entry": "cy+other", "student": "cy", "assignment": "other"})
@@ -310,6 +311,29 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
     html = report_html([record], A, before=got)
     assert "<td>no-scaling</td><td>2</td><td>1</td><td>ada</td>" in html
     assert "Before the deadline" not in report_html([record], A)
+
+
+def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
+    """watch started after cy had submitted twice (no-scaling, then right): both are graded at its start,
+    but cy fixed it before any feedback; dee's page was not published (release_feedback's was kept), so her
+    next submission is no fix after feedback either; eve's fix came after her page and counts."""
+    from autograder.watch.summary import before_deadline
+    journal = Journal(tmp_path / "watch")
+    runs = {"cy": [(100, 200, 4, ["no-scaling"]), (101, 201, 4, [])],
+            "dee": [(100, 200, 0, ["no-scaling"]), (300, 301, 4, [])],
+            "eve": [(100, 101, 4, ["no-scaling"]), (150, 151, 4, [])]}
+    for student, checks in runs.items():
+        for i, (came, graded, pages, diagnoses) in enumerate(checks):
+            entry = f"{student}+{A}+{i}"
+            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A,
+                            "received": came})
+            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": graded})
+            journal.append({"event": "published", "entry": entry, "kind": "feedback", "pages": pages,
+                            "kept": 4 - pages, "at": graded + 0.1})
+    journal.close()
+    got = before_deadline(tmp_path, A)
+    assert got.named == {"no-scaling": {"cy", "dee", "eve"}}
+    assert got.fixed == {"no-scaling": {"eve"}}
 
 
 def test_a_stop_signal_during_grading_is_not_held_against_the_submission(tmp_path):

@@ -91,8 +91,8 @@ def _before_deadline(before) -> list[str]:
          escape(", ".join(names[s] for s in sorted(before.fixed.get(m, ()))))] for m in named))
     return ["<h2>Before the deadline</h2>",
             f"<p>Feedback on submit: {sum(before.checks.values())} checks by {len(students)} students.</p>",
-            used, "<p>Misconceptions fixed after feedback: a check named it, and a later check of the same "
-            "student no longer did.</p>", fixed if named else "<p>No check named a misconception.</p>"]
+            used, "<p>Misconceptions fixed after feedback: a check's pages named it, and a submission of the "
+            "same student that arrived after those pages were published no longer showed it.</p>", fixed if named else "<p>No check named a misconception.</p>"]
 
 
 def _lateness_section(records: list[Record], late: dict[str, Lateness], names: dict[str, str]) -> list[str]:

@@ -1,6 +1,8 @@
 """What happened before the deadline, read from the journal for the report ``grade`` writes: how many
 checks each student used (and how many submissions the limit turned away), and which misconceptions
-students fixed after feedback named them (a check that named it, and a later one that did not)."""
+students fixed after feedback named them (a check whose pages named it, and a submission that arrived
+after those pages were published and no longer showed it: submissions that came while watch was not
+running are graded when it starts, and one a student made before seeing any feedback is no fix)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -27,20 +29,31 @@ def before_deadline(course: Path, assignment: str) -> BeforeDeadline | None:
     if not student:
         return None
     out, history = BeforeDeadline(), defaultdict(list)
+    arrived = {e.get("entry"): _time(e.get("received")) for e in events if e.get("event") == "received"}
+    shown = {e.get("entry"): _time(e.get("at")) for e in events
+             if e.get("event") == "published" and e.get("kind") == "feedback" and (e.get("pages") or 0) > 0}
     for e in events:
-        who = student.get(e.get("entry"))
+        entry = e.get("entry")
+        who = student.get(entry)
         if who is None:
             continue
         if e.get("event") == "graded":
             out.checks[who] += 1
-            history[who].append((float(e.get("at") or 0), set(map(str, e.get("diagnoses") or []))))
+            history[who].append((arrived.get(entry, 0.0), shown.get(entry), set(map(str, e.get("diagnoses") or []))))
         elif e.get("event") == "published" and e.get("kind") == "limit":
             out.refused[who] += 1
     for who, checks in history.items():
         checks.sort(key=lambda c: c[0])
-        for i, (_, names) in enumerate(checks):
+        for i, (_, seen_at, names) in enumerate(checks):
             for name in names:
                 out.named[name].add(who)
-                if any(name not in later for _, later in checks[i + 1:]):
+                # fixed after feedback: a submission that arrived after this one's pages were published
+                if seen_at is not None and any(name not in later for came, _, later in checks[i + 1:]
+                                               if came > seen_at):
                     out.fixed[name].add(who)
     return out
+
+
+def _time(value) -> float:
+    """A journal's time (seconds since the epoch); 0 for anything else (a damaged line)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
