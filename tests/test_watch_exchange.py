@@ -116,6 +116,7 @@ def test_the_limit_holds(ex):
     wait_for(lambda: all(done(ex.course, n) for n in names), what="cy's four submissions", run=ex.run)
     kinds = [of_kind(ex.course, "published", n)[0]["kind"] for n in names]
     assert kinds == ["feedback"] * 3 + ["limit"]
+    assert of_kind(ex.course, "published", names[0])[0]["show"] == "full"      # what the pages told the student
     assert len([e for e in of_kind(ex.course, "graded") if e["student"] == "cy"]) == 3
     pages = ex.fetch_feedback("cy")
     limited = [p for p in pages.values() if "not checked" in p["ex1_attention"]]

@@ -315,13 +315,14 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
 
 def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
     """watch started after cy had submitted twice (no-scaling, then right): both are graded at its start,
-    but cy fixed it before any feedback; dee's page was not published (release_feedback's was kept), so her
-    next submission is no fix after feedback either; eve's fix came after her page and counts."""
+    but cy fixed it before any feedback; dee's page was not published (release_feedback's was kept) and
+    fay's showed the visible tests only, so neither was told of it; eve's fix came after her page."""
     from autograder.watch.summary import before_deadline
     journal = Journal(tmp_path / "watch")
     runs = {"cy": [(100, 200, 4, ["no-scaling"]), (101, 201, 4, [])],
             "dee": [(100, 200, 0, ["no-scaling"]), (300, 301, 4, [])],
-            "eve": [(100, 101, 4, ["no-scaling"]), (150, 151, 4, [])]}
+            "eve": [(100, 101, 4, ["no-scaling"]), (150, 151, 4, [])],
+            "fay": [(100, 101, 4, ["no-scaling"]), (150, 151, 4, [])]}
     for student, checks in runs.items():
         for i, (came, graded, pages, diagnoses) in enumerate(checks):
             entry = f"{student}+{A}+{i}"
@@ -329,11 +330,12 @@ def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
                             "received": came})
             journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": graded})
             journal.append({"event": "published", "entry": entry, "kind": "feedback", "pages": pages,
-                            "kept": 4 - pages, "at": graded + 0.1})
+                            "kept": 4 - pages, "at": graded + 0.1, "show": "visible" if student == "fay" else "full"})
     journal.close()
     got = before_deadline(tmp_path, A)
-    assert got.named == {"no-scaling": {"cy", "dee", "eve"}}
+    assert got.named == {"no-scaling": {"cy", "eve"}}
     assert got.fixed == {"no-scaling": {"eve"}}
+    assert dict(got.checks) == {"cy": 2, "dee": 2, "eve": 2, "fay": 2}
 
 
 def test_a_stop_signal_during_grading_is_not_held_against_the_submission(tmp_path):

@@ -260,7 +260,8 @@ class Service:
         used = len(self.journal.state.checks.get(parts.student, []))
         diagnoses = f" ({', '.join(rec.diagnoses)})" if rec.diagnoses else ""
         self._publish(name, parts, pages, "feedback", f"graded {rec.total}/{rec.max_total}{diagnoses}"
-                      f"{', needs review' if rec.needs_review else ''}; check {used} of {self.s.limit}")
+                      f"{', needs review' if rec.needs_review else ''}; check {used} of {self.s.limit}",
+                      show=self.s.show)
 
     def _publish(self, name: str, parts, pages: dict, kind: str, what: str, **extra) -> None:
         try:

@@ -1,8 +1,9 @@
 """What happened before the deadline, read from the journal for the report ``grade`` writes: how many
 checks each student used (and how many submissions the limit turned away), and which misconceptions
-students fixed after feedback named them (a check whose pages named it, and a submission that arrived
-after those pages were published and no longer showed it: submissions that came while watch was not
-running are graded when it starts, and one a student made before seeing any feedback is no fix)."""
+students were told of (a check whose published pages named it: not with ``show = "visible"``) and which
+of them they fixed after feedback (a submission that arrived after those pages were published and no
+longer showed it: submissions that came while watch was not running are graded when it starts, and one
+a student made before seeing any feedback is no fix)."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -30,8 +31,9 @@ def before_deadline(course: Path, assignment: str) -> BeforeDeadline | None:
         return None
     out, history = BeforeDeadline(), defaultdict(list)
     arrived = {e.get("entry"): _time(e.get("received")) for e in events if e.get("event") == "received"}
-    shown = {e.get("entry"): _time(e.get("at")) for e in events
-             if e.get("event") == "published" and e.get("kind") == "feedback" and (e.get("pages") or 0) > 0}
+    shown = {e.get("entry"): _time(e.get("at")) for e in events          # pages that named the misconceptions
+             if e.get("event") == "published" and e.get("kind") == "feedback" and (e.get("pages") or 0) > 0
+             and e.get("show") != "visible"}
     for e in events:
         entry = e.get("entry")
         who = student.get(entry)
@@ -45,11 +47,12 @@ def before_deadline(course: Path, assignment: str) -> BeforeDeadline | None:
     for who, checks in history.items():
         checks.sort(key=lambda c: c[0])
         for i, (_, seen_at, names) in enumerate(checks):
+            if seen_at is None:
+                continue                    # the student was not told: no page, or only the visible tests
             for name in names:
                 out.named[name].add(who)
                 # fixed after feedback: a submission that arrived after this one's pages were published
-                if seen_at is not None and any(name not in later for came, _, later in checks[i + 1:]
-                                               if came > seen_at):
+                if any(name not in later for came, _, later in checks[i + 1:] if came > seen_at):
                     out.fixed[name].add(who)
     return out
 
