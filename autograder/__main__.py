@@ -95,8 +95,10 @@ def _resume(args, out) -> str:
 def _release(args) -> int:
     from pathlib import Path
 
-    from .course.release import execute_sources, generate_release
+    from .course.release import check_release_points, execute_sources, generate_release
+    from .course.settings import choose_assignment
     try:
+        check_release_points(Path(args.course), choose_assignment(Path(args.course), args.assignment))
         if args.execute_source:
             for path in execute_sources(Path(args.course), args.assignment):
                 print(f"ran {path}")

@@ -118,6 +118,20 @@ def test_points_advice_names_the_commands_of_the_install_at_hand(course, capsys)
     assert "`make release`" in _points_fix(ROOT, "ch04_attention")     # the repository has its Makefile
 
 
+def test_release_refuses_points_that_grade_would_refuse(course, capsys):
+    """An instructor who changes a cell's points in source/ learns it at `release`, before students are
+    handed a notebook that `grade` will not grade by; release/ is left as it was."""
+    path = course / "source" / "ch04_attention" / "ex3_memory.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex3_crossover")
+    cell.metadata["nbgrader"]["points"] = 3
+    nbformat.write(nb, path)
+    before = {p.name: p.read_bytes() for p in (course / "release" / "ch04_attention").iterdir()}
+    line = _error(capsys, ["release", "--course", str(course), "--execute-source"])
+    assert "ex3_memory.ipynb cell ex3_crossover is worth 3 points but the rubric gives it 2" in line
+    assert {p.name: p.read_bytes() for p in (course / "release" / "ch04_attention").iterdir()} == before
+
+
 def test_init_prints_the_interpreter_that_ran_it(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "autograder", "init", str(tmp_path / "c")], capture_output=True,
                           text=True, timeout=120)
