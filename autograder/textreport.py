@@ -51,7 +51,7 @@ def summary_table(records, late: dict | None = None) -> str:
         lines.append(f"{names[r.student_id]:<{width}} {totals[r.student_id]:>3g}/{r.max_total:<3}  "
                      f"{_late_mark(late.get(r.student_id)):<7} {'yes' if r.open_review else '':<6}  "
                      f"{one_line(', '.join(r.diagnoses))}".rstrip())
-    full = sum(totals[r.student_id] == r.max_total for r in records)
+    full = sum(totals[r.student_id] >= r.max_total for r in records)           # extra credit is full marks too
     review = sum(r.open_review for r in records)
     late_count = sum(bool(_late_mark(late.get(r.student_id))) for r in records)
     lines += ["", f"{len(records)} submissions graded: {full} full marks, {review} need review"

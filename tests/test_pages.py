@@ -104,6 +104,14 @@ def test_summary_table_shows_totals_after_late_penalties_as_the_gradebook_does()
     assert lines[-1].startswith("3 submissions graded: 2 full marks, 0 need review, 2 late or of unknown")
 
 
+def test_extra_credit_above_the_maximum_counts_as_full_marks():
+    """A person's extra credit in formgrader (bob 1.5/1) is full marks in the table and the report."""
+    from autograder.textreport import summary_table
+    bob = Record("bob", [_check("ex1_attention", "shapes", 1, True)], manual={"ex1_attention": 1.5})
+    assert summary_table([bob, _mask_after_softmax()]).splitlines()[-1].startswith("2 submissions graded: 1 full marks")
+    assert "; 1 full marks;" in report_html([bob], "ch04_attention")
+
+
 def test_notebook_pages_in_nbgrader_layout_start_with_the_main_problem():
     from autograder.outputs.nbfeedback import notebook_html
     html = notebook_html(_mask_after_softmax(), "ex2_causal_mask", None)

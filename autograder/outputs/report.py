@@ -70,7 +70,7 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     parts = [
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total} "
         "(after late penalties); "
-        f"{sum(t == max_total for t in totals)} full marks; {sum(r.open_review for r in records)} need review.</p>",
+        f"{sum(t >= max_total for t in totals)} full marks; {sum(r.open_review for r in records)} need review.</p>",
         figure(svg.histogram(totals, max_total))]
     parts += _rates(records) + _misconceptions(records) + _undiagnosed(records, names) + _review(records, late, names)
     parts += _lateness_section(records, late, names) + _delivery_section(delivery) + _before_deadline(before)
