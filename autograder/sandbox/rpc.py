@@ -32,6 +32,7 @@ MAX_DIM = 1 << 28                     # any one dimension
 MAX_ELEMENTS = MAX_PAYLOAD            # elements of one array (itemsize >= 1)
 ALLOWED_DTYPES = {np.dtype(t).str for t in
                   ("f8", "f4", "f2", "i8", "i4", "i2", "i1", "u8", "u4", "u2", "u1", "b1")}
+_DTYPES = {name: np.dtype(name) for name in ALLOWED_DTYPES}
 _PREFIX = struct.Struct("<8sQI")      # magic, request id, header length
 _PLEN = struct.Struct("<Q")
 _ESCAPE = re.compile(rb"\\.", re.DOTALL)           # a backslash and the byte it escapes
@@ -101,41 +102,37 @@ def _no_constant(name: str):
 
 
 def unpack_array(desc, payload: bytes) -> np.ndarray:
-    """A fresh ndarray from a descriptor, after checking every field (the sender is untrusted)."""
-    if not isinstance(desc, dict):
+    """A fresh ndarray from a descriptor, after checking every field (the sender is untrusted). Every
+    number must be exactly an int (``type(v) is int``: what JSON gives; never a bool)."""
+    if type(desc) is not dict:
         raise ProtocolError("array descriptor is not an object")
-    dtype, shape, offset, nbytes = (desc.get(k) for k in ("dtype", "shape", "offset", "nbytes"))
-    if not isinstance(dtype, str) or dtype not in ALLOWED_DTYPES:
+    dtype, shape, offset, nbytes = desc.get("dtype"), desc.get("shape"), desc.get("offset"), desc.get("nbytes")
+    dt = _DTYPES.get(dtype) if type(dtype) is str else None
+    if dt is None:
         raise ProtocolError(f"dtype {str(dtype)[:20]!r} is not a plain numeric dtype")
-    _check_shape(shape)
-    if not all(_is_int(v) and 0 <= v <= MAX_PAYLOAD for v in (offset, nbytes)):
+    elements = _check_shape(shape)
+    if not (type(offset) is int and type(nbytes) is int and 0 <= offset <= MAX_PAYLOAD and 0 <= nbytes <= MAX_PAYLOAD):
         raise ProtocolError("bad array offset or size")
-    dt = np.dtype(dtype)
-    if _elements(shape) * dt.itemsize != nbytes or offset + nbytes > len(payload):
+    if elements * dt.itemsize != nbytes or offset + nbytes > len(payload):
         raise ProtocolError("array size does not match its shape")
-    return np.frombuffer(payload, dtype=dt, count=nbytes // dt.itemsize, offset=offset).reshape(shape).copy()
+    return np.frombuffer(payload, dtype=dt, count=elements, offset=offset).reshape(shape).copy()
 
 
-def _check_shape(shape) -> None:
-    """At most MAX_NDIM dimensions, each at most MAX_DIM, at most MAX_ELEMENTS in all."""
-    if not (isinstance(shape, list) and len(shape) <= MAX_NDIM
-            and all(_is_int(s) and 0 <= s <= MAX_DIM for s in shape)):
+def _check_shape(shape) -> int:
+    """At most MAX_NDIM dimensions, each at most MAX_DIM, at most MAX_ELEMENTS in all; the element count."""
+    if type(shape) is not list or len(shape) > MAX_NDIM:
         raise ProtocolError("bad array shape")
-    if _elements(shape) > MAX_ELEMENTS:
+    elements, largest = 1, 0
+    for s in shape:
+        if type(s) is not int or not 0 <= s <= MAX_DIM:
+            raise ProtocolError("bad array shape")
+        elements *= s                                 # Python ints: no overflow
+        largest = max(largest, s)
+    if elements > MAX_ELEMENTS:
         raise ProtocolError("array has too many elements")
-    if 0 in shape and max(shape, default=0) > MAX_DIM // 1024:
+    if elements == 0 and largest > MAX_DIM // 1024:
         raise ProtocolError("empty array with a huge dimension")
-
-
-def _elements(shape: list) -> int:
-    n = 1
-    for s in shape:                                  # Python ints: no overflow
-        n *= s
-    return n
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+    return elements
 
 
 # --- reading -----------------------------------------------------------------------------
