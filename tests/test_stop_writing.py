@@ -82,7 +82,8 @@ def _assert_whole(course: Path) -> None:
     for path in [*course.rglob("*.json"), *course.rglob("*.ipynb")]:
         json.loads(path.read_text())
     for student in STUDENTS:
-        for top, suffix, extra in (("autograded", ".ipynb", {"timestamp.txt"}),
+        # both hold the submission's own secret, as nbgrader's autograde and generate_feedback leave them
+        for top, suffix, extra in (("autograded", ".ipynb", {"timestamp.txt", "submission_secret.txt"}),
                                    ("feedback", ".html", {"timestamp.txt", "submission_secret.txt"})):
             folder = course / top / student / "ch04_attention"
             if folder.exists():
