@@ -107,6 +107,27 @@ def test_manual_scores_and_comments_are_kept_never_reflagged_and_shown(tmp_path)
     assert comment not in (course / "feedback" / "no-scaling" / A / "ex2_causal_mask.html").read_text()
 
 
+def test_a_resubmission_after_manual_grading_tells_the_instructor_to_look_again(tmp_path, capsys):
+    """A person scored no-scaling's ex1_attention by hand (the old work); the student resubmits correct work:
+    the score given by hand is kept and still counts, and the run says so, naming the cell and what the
+    checks now give (the instructor would otherwise never learn that a stale score stands on new work)."""
+    course = make_class(tmp_path, ["no-scaling", "correct-1"])
+    grade_batch(course=course, workers=1, progress=False)
+    gb, grades = _grades(course, "no-scaling")
+    grades["ex1_attention"].manual_score, grades["ex1_attention"].needs_manual_grade = 4.0, False
+    gb.db.commit()
+    gb.close()
+    _resubmit(course, "no-scaling", "correct-1", "2026-11-30 12:00:00.000000 UTC")
+    capsys.readouterr()
+    assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
+    err = capsys.readouterr().err
+    assert ("note: 'no-scaling' resubmitted after a person scored ex1_attention (4 by hand; the checks now give "
+            "5 of 5): the score given by hand still counts") in err
+    assert "correct-1" not in err and export_gradebook(course)["no-scaling"] == 27.0
+    assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
+    assert "resubmitted after a person scored" not in capsys.readouterr().err     # said once, when regraded
+
+
 def _review_column(result) -> list[str]:
     from autograder.textreport import summary_table
     return [line.split()[0] for line in summary_table(result.records, result.late).splitlines()[1:-2]

@@ -51,6 +51,21 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     return Written(records, late, errors)
 
 
+def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str]:
+    """One line per student in ``resubmitted`` (whose submission changed since it was graded) with cells
+    a person scored: that score is kept and still counts on the new work (a person's work is never
+    overwritten), and a comment is still shown, so the instructor is told to look again."""
+    notes = []
+    for r in records:
+        if r.student_id not in resubmitted or not r.manual_cells:
+            continue
+        cells = ", ".join(f"{g} ({r.cells[g].earned:g} by hand; the checks now give {r.auto_cells[g].earned:g} "
+                          f"of {r.auto_cells[g].max:g})" for g in r.manual_cells)
+        notes.append(f"{shown(r.student_id)} resubmitted after a person scored {cells}: the score given by hand "
+                     "still counts on the new work, and its comment is still shown; look at it again in formgrader")
+    return notes
+
+
 def with_manual_work(record: Record, answer: dict | None) -> Record:
     """The record as the gradebook shows it: a person's scores and comments, and whether the cells
     flagged for review are all graded by hand (unchanged when the gradebook said nothing)."""

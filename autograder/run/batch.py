@@ -214,11 +214,12 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
             result.notes += _not_current(course, assignment, everyone, chosen, result.records)
             result.kept = [r.student_id for r in result.records if r.student_id not in chosen]
             if outputs:
-                from ..outputs.write import write_outputs
+                from ..outputs.write import manual_work_on_resubmissions, write_outputs
                 written = write_outputs(out, result.records, course=course, assignment=assignment,
                                         gradebook=gradebook, settings=settings, fresh=set(todo))
                 result.records, result.late = written.records, written.late
                 result.errors += written.errors
+                result.notes += manual_work_on_resubmissions(result.records, set(result.changed))
         except BaseException:
             if gradebook:
                 gradebook.abandon()
