@@ -173,3 +173,8 @@ def test_a_persons_scores_count_everywhere_and_a_review_is_done_only_when_they_g
     assert csv_row(graded)["total"] == "5" and csv_row(graded)["needs_review"] == "false"
     assert summary_table([graded]).splitlines()[1].split() == ["ann", "5/6"]
     assert with_manual_work(record, None) is record                   # the gradebook said nothing
+
+
+def test_one_submission_and_one_point_are_said_in_the_singular():
+    from autograder.textreport import summary_table
+    assert summary_table([_mask_after_softmax()]).splitlines()[-1].startswith("1 submission graded: 0 full marks")
