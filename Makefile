@@ -32,8 +32,8 @@ browser:
 # Three pytest workers (pytest-xdist) on 2 cores, one test file each at a time: a file's module fixtures
 # (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one kernel. Much
 # of the suite waits on subprocesses, servers and sandboxed workers, so a third worker fills the cores
-# (7.6 minutes of tests against 10.6 with two, in two runs one after the other while other work loaded
-# the machine; to be measured again side by side).
+# (7.4 minutes of tests against 8.5 with two, one run after the other on the same commit, the machine
+# otherwise idle; 7.6 against 10.6 while other work loaded it).
 TEST_WORKERS ?= 3
 test: $(VENV)/.dev-installed browser
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
