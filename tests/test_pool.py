@@ -241,3 +241,39 @@ def test_the_pool_starts_no_worker_nobody_will_take(pooled):
     pooled.pool.expect(0)
     assert wait_until(lambda: not pooled.pool.ready and not any(running(h.pid) or h.workdir.exists()
                                                                 for h in ready), 10)
+
+
+def test_ready_workers_that_never_come_up_stop_the_pool_and_a_take_ends(pooled, monkeypatch):
+    """A ready worker is greeted only when taken: one that never gives its first reply (here every
+    worker is stopped as soon as it is spawned) fails its greeting, and the pool then stops starting
+    workers, as when the fork server cannot start one. The take ends with the notebook's own start
+    and its reason; it used to greet, fail and take the next ready one, which the keeper had just
+    started, for ever."""
+    from autograder.sandbox.handle import WorkerDied, WorkerHandle
+    real_spawn = type(pooled).spawn
+    spawned = []
+
+    def stopped_spawn(self, *args, **kwargs):
+        pid, sock = real_spawn(self, *args, **kwargs)
+        os.kill(pid, signal.SIGSTOP)
+        spawned.append(pid)
+        return pid, sock
+    monkeypatch.setattr(type(pooled), "spawn", stopped_spawn)
+    monkeypatch.setattr(WorkerHandle.greet, "__defaults__", (0.5,))
+    with pytest.raises(WorkerDied):
+        pooled.worker(Limits())                           # none ready: its own start, which never answers
+    assert wait_until(lambda: len(pooled.pool.ready) == 2)
+    outcome = []
+
+    def take():
+        try:
+            outcome.append(pooled.worker(Limits()))
+        except WorkerDied as exc:
+            outcome.append(exc)
+    taker = threading.Thread(target=take, daemon=True)
+    taker.start()
+    taker.join(20)
+    assert not taker.is_alive(), "take() kept greeting freshly started workers that never answer"
+    assert len(outcome) == 1 and isinstance(outcome[0], WorkerDied)
+    assert pooled.pool.size == 0
+    assert wait_until(lambda: not pooled.pool.ready and not any(running(pid) for pid in spawned), 10)

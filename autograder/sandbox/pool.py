@@ -12,7 +12,9 @@ puts its layers on by itself, side by side with the others being started, and it
 read when a notebook takes it. A ready worker has run nothing: it is exactly the worker a notebook
 would have started itself, only earlier (same layers, same limits; a worker whose limits differ
 is never handed out). An idle worker that is no longer ready (its socket readable after its first
-reply: it died or spoke unasked; no first reply in time) is cleaned up, never handed out. Ready workers nobody took for ``idle_seconds`` are ended, so the pool
+reply: it died or spoke unasked) is cleaned up, never handed out. One that gives no first reply when
+taken is cleaned up too, and the pool then starts no more (its starts fail: each notebook starts its
+own, which says why); the take starts its own. Ready workers nobody took for ``idle_seconds`` are ended, so the pool
 never outlives a batch by more than that; ``close`` ends all of them and finishes every clean-up
 before it returns. An ended worker is SIGKILLed at once by ``retire`` (every process of its PID
 namespace dies with it); only waiting for the kernel to empty its cgroup and removing its folder
@@ -43,24 +45,26 @@ class WorkerPool:
 
     def take(self, limits: Limits) -> WorkerHandle:
         """A started worker with these limits: a ready one if there is one, else one started now."""
-        while True:
-            with self.cv:
-                if self.closed:
-                    raise RuntimeError("the sandbox fork server is closed")
-                self.wanted, self.last_take = limits, time.monotonic()
-                if self.left:
-                    self.left -= 1
-                handle = self._ready_one(limits)
-                self._wake()
-            if handle is None:
-                return WorkerHandle(self.server, limits)
+        with self.cv:
+            if self.closed:
+                raise RuntimeError("the sandbox fork server is closed")
+            self.wanted, self.last_take = limits, time.monotonic()
+            if self.left:
+                self.left -= 1
+            handle = self._ready_one(limits)
+            self._wake()
+        if handle is not None:
             try:
                 handle.greet()                        # its first reply: it is up, under every layer
-            except WorkerDied:
-                continue                              # it died starting (greet cleaned it up): the next one
-            if _quiet(handle):
-                return handle
-            self.retire(handle)                       # it spoke unasked: never handed out
+            except WorkerDied:                        # it did not come up (greet cleaned it up): the keeper's
+                with self.cv:                         # starts fail, only later seen; as in ``_start``, the
+                    self.size = 0                     # pool stops starting workers (its ready ones end)
+                    self._wake()
+            else:
+                if _quiet(handle):
+                    return handle
+                self.retire(handle)                   # it spoke unasked: never handed out
+        return WorkerHandle(self.server, limits)      # the notebook's own start, which says why it failed
 
     def expect(self, takes: int | None) -> None:
         """How many more workers will be taken (a batch knows: four per submission left); the pool then
