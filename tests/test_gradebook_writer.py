@@ -87,6 +87,29 @@ def test_nbgrader_s_archive_helpers_load_only_when_called(tmp_path):
     assert (tmp_path / "out/inside.txt").read_text() == "kept"
 
 
+def test_a_late_penalty_plugin_that_imports_setuptools_gets_the_real_one(tmp_path):
+    """The archive helpers' stand-in is there only while nbgrader.api loads: an instructor's plugin (loaded
+    later, in the writer) that imports setuptools.archive_util gets the whole real module. With the stand-in
+    left in place it failed to load there, after the class was graded, although grade's check of the plugin
+    (a process of its own) had passed."""
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "x"\n'
+                                                 'c.AssignLatePenalties.plugin_class = "late.Half"\n')
+    (tmp_path / "late.py").write_text(
+        "import setuptools.archive_util\nfrom setuptools.archive_util import UnrecognizedFormat\n"
+        "from nbgrader.plugins import LateSubmissionPlugin\n\n\nclass Half(LateSubmissionPlugin):\n"
+        "    def late_submission_penalty(self, student_id, score, total_seconds_late):\n"
+        "        return score / 2 if setuptools.archive_util.UnrecognizedFormat is UnrecognizedFormat else 0.0\n")
+    code = ("import sys\nfrom autograder.gradebook.writer import nbgrader_api\n"
+            "from autograder.gradebook.latepenalties import load_assigner\n"
+            "from autograder.course.settings import load_course\nnbgrader_api()\n"
+            "print('setuptools' in sys.modules)\n"
+            f"assigner = load_assigner(load_course({str(tmp_path)!r}))\n"
+            "print(assigner.plugin_inst.late_submission_penalty('s01', 3.0, 60))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-600:]
+    assert out.stdout.split() == ["False", "1.5"]
+
+
 def test_an_existing_gradebook_is_opened_without_loading_alembic(tmp_path):
     """Only a new gradebook is stamped with nbgrader's alembic head; loading alembic for one that exists
     cost each run about 0.1 s of the writer's time, while the class is graded."""

@@ -352,9 +352,6 @@ def nbgrader_api():
     writer uses. nbgrader's modules import each other relatively, so the package object only needs
     its ``__path__`` (and ``__version__``, which nbgrader's apps read)."""
     if "nbgrader" not in sys.modules:
-        # nbgrader.utils imports setuptools for its archive helpers, which a writer never calls: about
-        # 0.1 s of CPU while the class is graded. They load when one is called.
-        defer_functions("setuptools.archive_util", ("unpack_archive", "unpack_tarfile", "unpack_zipfile"))
         spec = importlib.util.find_spec("nbgrader")
         if spec is None or spec.submodule_search_locations is None:
             raise SystemExit("nbgrader is not installed in this environment: pip install nbgrader")
@@ -362,14 +359,21 @@ def nbgrader_api():
         sys.modules["nbgrader"] = package
         from nbgrader._version import __version__
         package.__version__ = __version__
-    import nbgrader.api
+    # nbgrader.utils imports setuptools for its archive helpers, which a writer never calls: about
+    # 0.1 s of CPU while the class is graded. They load when one is called.
+    with defer_functions("setuptools.archive_util", ("unpack_archive", "unpack_tarfile", "unpack_zipfile")):
+        import nbgrader.api
     return nbgrader.api
 
 
-def defer_functions(module: str, names: tuple[str, ...]) -> None:
-    """Until one of ``names`` is called, ``module`` is a stand-in that holds only them (``from module import
-    name`` then costs nothing); the first call imports the real module, which replaces the stand-in."""
+@contextlib.contextmanager
+def defer_functions(module: str, names: tuple[str, ...]):
+    """Within the block ``module`` is a stand-in that holds only ``names`` (``from module import name``
+    then costs nothing); the first call of one imports the real module. The stand-in leaves
+    ``sys.modules`` when the block ends, so that whatever imports ``module`` later (an instructor's
+    late-penalty plugin importing setuptools, in the writer) gets the real one, whole."""
     if module in sys.modules:
+        yield
         return
     shim = types.ModuleType(module)
 
@@ -380,6 +384,11 @@ def defer_functions(module: str, names: tuple[str, ...]) -> None:
     for name in names:
         setattr(shim, name, lambda *args, _name=name, **kwargs: getattr(real(), _name)(*args, **kwargs))
     sys.modules[module] = shim
+    try:
+        yield
+    finally:
+        if sys.modules.get(module) is shim:
+            del sys.modules[module]
 
 
 @contextlib.contextmanager
