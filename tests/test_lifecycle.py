@@ -247,3 +247,19 @@ def test_a_command_ends_at_once_with_its_output_flushed_and_its_exit_handlers_ru
     assert done.returncode == 3
     assert done.stdout.startswith("buffered line") and "handler ran" in done.stdout
     assert done.stderr == "buffered error"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_command_whose_output_could_not_be_written_does_not_end_with_success():
+    """Output sent to a file on a full disk (``grade > log.txt``) fails when it is flushed at the end:
+    the interpreter's own exit then said so and ended with status 120; ``exit_now`` must not turn that
+    into a silent success, with the summary lost."""
+    code = ("from autograder.run.lifecycle import exit_now\n"
+            "print('graded 12, skipped 0 already complete')\n"
+            "exit_now(0)\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}      # stdout buffered, as for a file
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-c", code], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=60, env=env, cwd=ROOT)
+    assert done.returncode == 120
+    assert "could not be written" in done.stderr and "No space left" in done.stderr

@@ -103,13 +103,25 @@ def exit_now(code: int) -> None:
     fork server is hung up, its workers end), stdout and stderr are flushed, and then the process
     leaves at once, without the interpreter's tear-down of every module and object (about 0.1 s for
     a grader that loaded numpy, matplotlib and nbgrader, each time a class is graded). Every file a
-    run writes is closed and renamed into place before this point."""
+    run writes is closed and renamed into place before this point. Output that cannot be flushed (a
+    full disk under ``grade > log.txt``, a reader gone) is said on fd 2 and the status is 120, as the
+    interpreter's own exit gives: never a success with the output lost."""
     import atexit
     import sys
     atexit._run_exitfuncs()
+    lost = None
     for stream in (sys.stdout, sys.stderr):
+        if stream is None or getattr(stream, "closed", False):
+            continue                                  # closed by the program: nothing left to write
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            lost = lost or exc
+    if lost is not None:
+        try:
+            os.write(2, f"error: the command's output could not be written ({lost}); it is incomplete\n"
+                        .encode("utf-8", "backslashreplace"))
+        except OSError:
             pass
+        code = 120
     os._exit(code if isinstance(code, int) else 1)
