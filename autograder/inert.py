@@ -40,8 +40,7 @@ def is_text(name: str) -> bool:
 def visible_bytes(text: str) -> str:
     """Undecodable bytes (kept by Python as lone surrogates, e.g. from a non-UTF-8 file name) shown as
     ``\\xff``: a surrogate cannot be written to a strict UTF-8 stream, and its byte may be a C1 control."""
-    return _SURROGATES.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}" if ord(m.group()) >= 0xDC80
-                           else f"\\u{ord(m.group()):04x}", text)
+    return _SURROGATES.sub(lambda m: _escape(m.group()), text)
 
 
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})

@@ -83,3 +83,30 @@ def test_autograded_notebooks_that_cannot_be_written_cost_only_those_files(tmp_p
     _finish(tmp_path / "out", record, bar=Progress(1, enabled=False), errors=errors)
     assert errors == list(record.unwritten)                   # the run reports it; the record is written
     assert (tmp_path / "out" / "records" / "correct-1.json").exists()
+
+
+def test_a_lone_surrogate_a_student_wrote_reaches_nbgrader_as_visible_text(tmp_path):
+    """A notebook's JSON may hold a lone surrogate ("\\ud800" is valid JSON); left in an autograded notebook,
+    nbgrader's generate_feedback failed for that student (nbconvert writes each page as strict UTF-8). It is
+    written as the text \\ud800 (an undecodable byte's \\udcff as \\xff, as ``inert.visible_bytes`` shows it)."""
+    import json
+    from nbconvert import HTMLExporter
+    from autograder.outputs.autograded import write_autograded
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted/ada" / A, {})
+    path = folder / "ex1_attention.ipynb"
+    nb = json.loads(path.read_text())
+    nb["cells"] += [{"cell_type": "code", "execution_count": None, "id": "odd", "metadata": {}, "outputs": [],
+                     "source": "# odd \ud800 and \udcff \\ud800\n"},
+                    {"cell_type": "markdown", "id": "note", "metadata": {}, "source": "note \udfff"}]
+    path.write_text(json.dumps(nb))                       # ensure_ascii: the surrogates travel as JSON escapes
+    intake = intake_submission(folder, ROOT, A, "ada")
+    written = autograded_notebook(handout(ROOT, A, "ex1_attention"), intake.layout["ex1_attention"], _record(),
+                                  "ex1_attention")
+    write_autograded(tmp_path / "autograded", {"ex1_attention": written})
+    text = (tmp_path / "autograded" / "ex1_attention.ipynb").read_bytes().decode("utf-8")
+    read = nbformat.reads(text, as_version=4)
+    nbformat.validate(read)
+    sources = [c.source for c in read.cells]
+    assert "# odd \\ud800 and \\xff \\ud800\n" in sources
+    assert any("note \\udfff" in s for s in sources)
+    HTMLExporter().from_notebook_node(read)[0].encode("utf-8")      # strict, as nbconvert writes the page

@@ -23,11 +23,13 @@ from pathlib import Path
 from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
 from ..intake.cells import normalise
 from ..intake.expected import strip_hidden_tests
+from ..inert import visible_bytes
 from ..intake.secret import SECRET
 from ..records import Record, laid_out
 from .wholefolder import replace_folder
 
 NOTE_ID = "autograder-review-note"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def handout(course: Path, assignment: str, notebook: str) -> dict:
@@ -76,9 +78,17 @@ def write_autograded(folder: Path, notebooks: dict[str, dict], timestamp: str = 
     autograde copies them: ``generate_feedback`` copies the secret on, and ``release_feedback`` needs it),
     replaced whole, so a stop or a kill never leaves some of this run's notebooks beside the last run's;
     OutputError if it cannot be written. ``secret``: only the submission's own (``Intake.secret``)."""
-    files = {f"{name}.ipynb": laid_out(nb, ensure_ascii=False) + "\n" for name, nb in notebooks.items()}
+    files = {f"{name}.ipynb": strict_utf8(laid_out(nb, ensure_ascii=False)) + "\n" for name, nb in notebooks.items()}
     replace_folder(Path(folder), {**files, **({"timestamp.txt": timestamp} if timestamp else {}),
                                   **({SECRET: secret} if secret else {})})
+
+
+def strict_utf8(text: str) -> str:
+    """JSON ``text`` with each lone surrogate (a student's "\\ud800", valid JSON) written as the text that
+    ``visible_bytes`` shows (``\\ud800``, an undecodable byte as ``\\xff``): nbconvert writes each page as
+    strict UTF-8, and a surrogate left in a notebook made generate_feedback fail for its student. A
+    surrogate stands only inside a JSON string, where the escaped backslash is read as a backslash."""
+    return _SURROGATE.sub(lambda m: json.dumps(visible_bytes(m.group()))[1:-1], text)
 
 
 def _grade_id(cell: dict) -> str | None:
