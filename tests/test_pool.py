@@ -277,3 +277,23 @@ def test_ready_workers_that_never_come_up_stop_the_pool_and_a_take_ends(pooled, 
     assert len(outcome) == 1 and isinstance(outcome[0], WorkerDied)
     assert pooled.pool.size == 0
     assert wait_until(lambda: not pooled.pool.ready and not any(running(pid) for pid in spawned), 10)
+
+
+def test_a_worker_ended_before_it_came_up_leaves_no_cgroup_or_folder():
+    """The pool ends ready workers that may not be up yet (they are greeted only when taken): ``close``,
+    ``expect(0)``, other limits. One ended just after its start could make its cgroups (and folder) after
+    the clean-up had looked for them, and they stayed behind (about half of them, ended at once)."""
+    from autograder.sandbox import cgroups
+    from autograder.sandbox.handle import WorkerHandle
+    server = ForkServer()
+    try:
+        tokens = []
+        for i in range(16):
+            handle = WorkerHandle(server, Limits(), greet=False)
+            tokens.append(handle.token)
+            time.sleep(0.001 * (i % 4))
+            handle.cleanup()
+        assert not [t for t in tokens if cgroups.find(t)], "cgroups left behind"
+        assert not [t for t in tokens if (server.root / t).exists()], "worker folders left behind"
+    finally:
+        server.close()

@@ -158,6 +158,12 @@ class WorkerHandle:
                 except OSError:
                     pass
 
+    def _wait_ended(self, seconds: float) -> None:
+        """Until the worker has ended (it was SIGKILLed), at most ``seconds``."""
+        with self.lock:
+            if self.pidfd is not None:
+                select.select([self.pidfd], [], [], seconds)      # a pidfd is readable once its process ended
+
     def _kill_pid(self, pid: int, sig: int) -> None:
         if self.pidfd is not None:
             signal.pidfd_send_signal(self.pidfd, sig)
@@ -178,6 +184,10 @@ class WorkerHandle:
 
     def cleanup(self) -> None:
         self.kill()
+        if self.status is None:                       # never greeted: it may have made its cgroups (and
+            self._wait_ended(2.0)                     # folder) after ``kill`` looked; once it has ended,
+            self.groups = []                          # look again
+            cgroups.kill_all(self.cgroups(), timeout=2.0)
         with self.lock:
             if self.pidfd is not None:
                 os.close(self.pidfd)
