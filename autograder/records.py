@@ -380,13 +380,10 @@ def check_record_names(student_ids) -> None:
                              "of the two folders in submitted/ and grade again")
 
 
-def dumps(value, indent: int | None = 1) -> str:
-    """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN). With ``indent``
-    laid out by ``laid_out`` (one key, one list item per line); else on one line."""
-    value = json_safe(value)
-    if indent is None:
-        return json.dumps(value, sort_keys=True, allow_nan=False)
-    return laid_out(value, sort_keys=True, allow_nan=False)
+def dumps(value) -> str:
+    """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN), laid out by
+    ``laid_out`` (one key, one list item per line)."""
+    return laid_out(json_safe(value), sort_keys=True, allow_nan=False)
 
 
 def laid_out(value, **options) -> str:

@@ -13,9 +13,9 @@ read when a notebook takes it. A ready worker has run nothing: it is exactly the
 would have started itself, only earlier (same layers, same limits; a worker whose limits differ
 is never handed out). An idle worker that is no longer ready (its socket readable after its first
 reply: it died or spoke unasked) is cleaned up, never handed out. One that gives no first reply when
-taken is cleaned up too, and the pool then starts no more (its starts fail: each notebook starts its
-own, which says why); the take starts its own. Ready workers nobody took for ``idle_seconds`` are ended, so the pool
-never outlives a batch by more than that; ``close`` ends all of them and finishes every clean-up
+taken is cleaned up too, and the pool then starts no more (its starts fail): that take, and each one
+after it, starts its own worker, which says why it could not. Ready workers nobody took for
+``idle_seconds`` are ended, so the pool never outlives a batch by more than that; ``close`` ends all of them and finishes every clean-up
 before it returns. An ended worker is SIGKILLed at once by ``retire`` (every process of its PID
 namespace dies with it); only waiting for the kernel to empty its cgroup and removing its folder
 happen behind.
