@@ -245,6 +245,10 @@ def test_a_command_ends_at_once_with_its_output_flushed_and_its_exit_handlers_ru
             "exit_now(3)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3
+    for given, status in (("None", 0), ("'stopped'", 1)):             # as sys.exit(given) would end
+        ended = subprocess.run([sys.executable, "-c", f"from autograder.run.lifecycle import exit_now\nexit_now({given})"],
+                               capture_output=True, timeout=60)
+        assert ended.returncode == status
     assert done.stdout.startswith("buffered line") and "handler ran" in done.stdout
     assert done.stderr == "buffered error"
 

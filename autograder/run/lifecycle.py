@@ -124,4 +124,4 @@ def exit_now(code: int) -> None:
         except OSError:
             pass
         code = 120
-    os._exit(code if isinstance(code, int) else 1)
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)     # as sys.exit(code) ends
