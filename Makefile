@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test release browser clean-venv
+.PHONY: demo test release browser postgres clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -29,13 +29,22 @@ browser:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "note: $(CHROMIUM) is missing and installing it needs root: the browser tests will skip"; fi
 
+# The distribution's PostgreSQL server for the PostgreSQL gradebook tests (a fixture starts one in a temporary
+# folder on a Unix socket, as the postgres account). Installing it needs root; without it those tests skip.
+PG_BIN ?= /usr/lib/postgresql/15/bin
+postgres:
+	@if [ -x $(PG_BIN)/initdb ] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; \
+	else echo "note: PostgreSQL's server is missing and installing it needs root: the PostgreSQL tests will skip"; fi
+
 # Three pytest workers (pytest-xdist) on 2 cores, one test file each at a time: a file's module fixtures
 # (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one kernel. Much
 # of the suite waits on subprocesses, servers and sandboxed workers, so a third worker fills the cores
 # (7.4 minutes of tests against 8.5 with two, one run after the other on the same commit, the machine
 # otherwise idle; 7.6 against 10.6 while other work loaded it).
 TEST_WORKERS ?= 3
-test: $(VENV)/.dev-installed browser
+test: $(VENV)/.dev-installed browser postgres
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.

@@ -156,6 +156,21 @@ def _init(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    from .outputs.lmsexport import export_grades
+    from .records import OutputError
+    try:
+        done = export_grades(course=args.course, assignment=args.assignment, canvas=args.canvas, moodle=args.moodle,
+                             column=args.column, match=args.match, out=args.out, gradebook_url=args.gradebook)
+    except (OutputError, ValueError, RuntimeError) as exc:
+        return _error(exc)
+    for note in done.merged.notes:
+        print(one_line(f"note: {note}"), file=sys.stderr)
+    how = "added as a new column" if done.merged.added else "filled"
+    print(one_line(f"{done.merged.filled} scores in the column {shown(done.merged.column)} ({how}): import {done.path}"))
+    return 0
+
+
 def _doctor(args) -> int:
     from .sandbox.layers import detect
     from .textreport import doctor_table
@@ -222,6 +237,22 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--merge", action="store_true",
                       help="add this chapter to an existing course, keeping its config and assignments")
     init.set_defaults(func=_init)
+    export = sub.add_parser("export", help="merge the assignment's totals (as nbgrader export has them) into the "
+                            "gradebook exported from Canvas or Moodle, for the LMS to import")
+    lms = export.add_mutually_exclusive_group(required=True)
+    lms.add_argument("--canvas", metavar="GRADEBOOK.csv", help="Canvas's export (Grades, Export)")
+    lms.add_argument("--moodle", metavar="GRADES.csv", help="Moodle's export (Export, Plain text file)")
+    export.add_argument("--column", default=None, metavar="NAME",
+                        help="the LMS's column for the assignment (default its name; added when the export has none)")
+    export.add_argument("--match", choices=("login", "sis", "email"), default=None,
+                        help="match students by login (student id = SIS Login ID / Username), sis (SIS User ID / "
+                        "ID number) or email (default: login for Canvas, email for Moodle)")
+    export.add_argument("--course", default=".")
+    export.add_argument("--assignment", default=None,
+                        help="the assignment (default: the only one under COURSE/source/)")
+    export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
+    export.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
+    export.set_defaults(func=_export)
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")

@@ -22,6 +22,19 @@ def server():
     fork_server.close()
 
 
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server (the distribution's) in a temporary folder on a Unix socket, stopped
+    after the session; each test makes its own database (``postgres.create_database``)."""
+    from pg_server import PgServer
+    why = PgServer.unavailable()
+    if why:
+        pytest.skip(why)
+    pg = PgServer().start()
+    yield pg
+    pg.close()
+
+
 EXERCISE_MARKERS = {"ex1": "ex1_attention", "ex2": "ex2_causal", "ex3": "ex3_memory", "ex4": "ex4_cross"}
 
 

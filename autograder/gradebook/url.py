@@ -22,6 +22,22 @@ def sqlite_path(db_url: str | None) -> Path | None:
     return Path(db_url[len(SQLITE):].split("?", 1)[0])
 
 
+def shown_url(db_url: str) -> str:
+    """The URL as a message may show it: the file of a SQLite gradebook, else the URL with any password hidden."""
+    path = sqlite_path(db_url)
+    if path is not None:
+        return str(path)
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(db_url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - a URL SQLAlchemy cannot read is shown without what follows its scheme
+        return db_url.split("://", 1)[0] + "://..."
+
+
+def is_postgres(db_url: str | None) -> bool:
+    return bool(db_url) and db_url.split("://", 1)[0].split("+", 1)[0] in ("postgresql", "postgres")
+
+
 def check_gradebook_url(db_url: str, *, create: bool, what: str = "--gradebook") -> None:
     """Raise ValueError, saying what is wrong and what to do, unless nbgrader can open ``db_url``."""
     if "://" not in db_url:
@@ -67,11 +83,21 @@ def _check_driver(db_url: str, what: str) -> None:
         dialect.import_dbapi()
     except ImportError as exc:
         module = getattr(exc, "name", None) or str(exc)
+        if dialect.name == "postgresql" and module == "psycopg2" and _importable("psycopg"):
+            raise ValueError(f"{what} {db_url}: SQLAlchemy reads postgresql:// as the psycopg2 driver, which is not "
+                             "installed; psycopg 3 is (the postgres extra): write the URL as postgresql+psycopg://"
+                             + db_url.split("://", 1)[1] + ", in nbgrader_config.py too, which formgrader and "
+                             "nbgrader export read") from None
         raise ValueError(f"{what} {db_url}: the database driver {module!r} for {dialect.name} is not installed "
                          f"in {sys.executable}: install it there (e.g. `{sys.executable} -m pip install "
                          f"{_package(module)}`), or name the driver in the URL ({dialect.name}+driver://...)") from None
 
 
+def _importable(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
+
+
 def _package(module: str) -> str:
     """The usual package of a database driver module."""
-    return {"psycopg2": "psycopg2-binary", "psycopg": "psycopg[binary]", "MySQLdb": "mysqlclient"}.get(module, module)
+    return {"psycopg2": "psycopg2-binary", "psycopg": "'attention-course[postgres]' (psycopg 3)", "MySQLdb": "mysqlclient"}.get(module, module)
