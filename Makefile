@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test release browser postgres clean-venv
+.PHONY: demo test release browser postgres hub-proxy clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -38,13 +38,23 @@ postgres:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null; \
 	else echo "note: PostgreSQL's server is missing and installing it needs root: the PostgreSQL tests will skip"; fi
 
+# JupyterHub's proxy, configurable-http-proxy, from the npm registry into .hub-proxy/ (git ignores it; Node
+# from the distribution): tests/test_jupyterhub.py finds it there. Without npm the Hub tests skip and say why.
+CHP_VERSION ?= 4.6.3
+HUB_PROXY   := .hub-proxy/node_modules/.bin/configurable-http-proxy
+hub-proxy: $(HUB_PROXY)
+$(HUB_PROXY):
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-fund --no-audit --prefix .hub-proxy configurable-http-proxy@$(CHP_VERSION); \
+	else echo "note: npm is missing (apt-get install nodejs npm): the JupyterHub tests will skip"; fi
+
 # Three pytest workers (pytest-xdist) on 2 cores, one test file each at a time: a file's module fixtures
 # (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one kernel. Much
 # of the suite waits on subprocesses, servers and sandboxed workers, so a third worker fills the cores
 # (7.4 minutes of tests against 8.5 with two, one run after the other on the same commit, the machine
 # otherwise idle; 7.6 against 10.6 while other work loaded it).
 TEST_WORKERS ?= 3
-test: $(VENV)/.dev-installed browser postgres
+test: $(VENV)/.dev-installed browser postgres hub-proxy
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
