@@ -9,7 +9,7 @@ from .inert import one_line, shown, terminal
 
 def _demo(args) -> int:
     from .samples.demo import DemoError, run_demo
-    from .run.lifecycle import Stop, stop_on_signals
+    from .lifecycle import Stop, stop_on_signals
     try:
         with stop_on_signals():
             run_demo(workdir=args.dir, workers=args.workers)
@@ -23,7 +23,7 @@ def _demo(args) -> int:
 
 def _grade(args) -> int:
     from .run.batch import SchedulerLost, grade_batch
-    from .run.lifecycle import Stop, stop_on_signals
+    from .lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
         with stop_on_signals():
@@ -95,7 +95,8 @@ def _resume(args, out) -> str:
 def _release(args) -> int:
     from pathlib import Path
 
-    from .course.release import check_release_points, execute_sources, generate_release
+    from .course.release import execute_sources, generate_release
+    from .grading.chapter import check_release_points
     from .course.settings import choose_assignment
     try:
         check_release_points(Path(args.course), choose_assignment(Path(args.course), args.assignment))
@@ -110,7 +111,7 @@ def _release(args) -> int:
 
 def _check(args) -> int:
     from .run.hardened import grade_submission
-    from .run.lifecycle import Stop, stop_on_signals
+    from .lifecycle import Stop, stop_on_signals
     from .textreport import check_table
     try:
         with stop_on_signals():
@@ -126,7 +127,7 @@ def _check(args) -> int:
 
 
 def _watch(args) -> int:
-    from .run.lifecycle import Stop
+    from .lifecycle import Stop
     from .watch.service import watch
     try:
         watch(course=args.course, assignment=args.assignment, scheduler=args.scheduler, poll=args.poll)
@@ -271,5 +272,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from .run.lifecycle import exit_now
+    from .lifecycle import exit_now
     exit_now(main())

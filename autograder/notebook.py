@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from .course.settings import find_course, load_course
-from .grading import run_cell
+from .grading.namespace import run_cell
 from .records import earned
-from .seeds import student_seed
+from .grading.seeds import student_seed
 
 
 def current_student_id() -> str:

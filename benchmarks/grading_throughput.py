@@ -117,7 +117,7 @@ def in_process_rubric(course: Path) -> float:
     """Seconds per submission for the same rubric run in-process on each submission's own functions
     (its code cells executed in a plain namespace per notebook; no sandbox, no intake, no outputs)."""
     from autograder.assignment import NOTEBOOKS
-    from autograder.grading import quiet, run_cell
+    from autograder.grading.namespace import quiet, run_cell
     from autograder.intake import intake_submission
     folders = sorted((course / "submitted").iterdir())
     spent = 0.0

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder.grading import run_cell  # noqa: E402
+from autograder.grading.namespace import run_cell  # noqa: E402
 from autograder.run.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
-from autograder.rubric import RUBRIC  # noqa: E402
+from autograder.grading.rubric import RUBRIC  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
 from autograder.sandbox.forkclient import ForkServer  # noqa: E402
 from autograder.samples.synthetic import reference_answers, write_submission  # noqa: E402

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.assignment import FUNCTIONS, NOTEBOOKS  # noqa: E402
-from autograder.grading import quiet, run_cell  # noqa: E402
+from autograder.grading.namespace import quiet, run_cell  # noqa: E402
 from autograder.run.hardened import intake_submission  # noqa: E402
 from autograder.run.sandboxed_student import SandboxedStudent  # noqa: E402
 from autograder.sandbox.forkclient import ForkServer  # noqa: E402

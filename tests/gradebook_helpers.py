@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.gradebook.writer import nbgrader_api, record_assignment, stamp_new_sqlite
-from autograder.rubric import RUBRIC
+from autograder.gradebook.nbgrader_api import nbgrader_api, stamp_new_sqlite
+from autograder.gradebook.scores import record_assignment
+from autograder.grading.rubric import RUBRIC
 
 ASSIGNMENT = "ch04_attention"
 FULL = {grade_id: float(sum(item.points for item in items)) for grade_id, items in RUBRIC.items()}

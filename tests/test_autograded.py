@@ -6,7 +6,8 @@ from nbconvert.filters import markdown2html
 from nbgrader.utils import determine_grade
 
 from autograder.intake import intake_submission
-from autograder.outputs.autograded import as_text, autograded_notebook, handout
+from autograder.course.notebooks import handout
+from autograder.outputs.autograded import as_text, autograded_notebook
 from autograder.records import INTERNAL, CheckResult, Record
 from autograder.samples.synthetic import write_submission
 from batch_helpers import make_class

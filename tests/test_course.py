@@ -7,7 +7,7 @@ import pytest
 from autograder.course import resources
 from autograder.course.settings import (DEFAULT_COURSE_ID, assignments, choose_assignment, find_course,
                                        infer_assignment, infer_student, load_course, resolve_db_url, unusable_settings)
-from autograder.seeds import student_seed
+from autograder.grading.seeds import student_seed
 from conftest import ROOT
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.course import settings as course_settings_module
 from autograder.course import view as course_view
-from autograder.course.fingerprint import fingerprint
+from autograder.grading.fingerprint import fingerprint, fingerprint_of
 from autograder.intake import expected
 from autograder.run.batch import grade_batch
 from autograder.run.hardened import grade_submission
@@ -51,15 +51,15 @@ def test_a_view_is_read_again_when_a_file_changes(tmp_path, counted_reads):
     config.write_text(config.read_text() + "\nc.CourseDirectory.course_id = 'another-course-id'\n")
     again = course_view.read_course(course, "ch04_attention")
     assert again is not first and again.course_id == "another-course-id" and counted_reads["settings"] == 2
-    before = again.fingerprint                                  # a view's parts are read at first use
+    before = fingerprint_of(again.grade_cells)                                 # a view's parts are read at first use
     notebook = next((course / "source/ch04_attention").glob("*.ipynb"))
     nb = json.loads(notebook.read_text())
     cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("points"))
     cell["metadata"]["nbgrader"]["points"] += 1
     notebook.write_text(json.dumps(nb))
     changed = course_view.read_course(course, "ch04_attention")
-    assert changed.fingerprint != before == again.fingerprint
-    assert changed.fingerprint == fingerprint(course, "ch04_attention")
+    assert fingerprint_of(changed.grade_cells) != before == fingerprint_of(again.grade_cells)
+    assert fingerprint_of(changed.grade_cells) == fingerprint(course, "ch04_attention")
 
 
 def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads):
@@ -68,15 +68,14 @@ def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads):
     reads = counted_reads["settings"]
     record = grade_submission(course / "submitted/correct-1/ch04_attention", course=course, view=view)
     assert counted_reads["settings"] == reads                 # nothing of the course was read again
-    assert record.fingerprint == view.fingerprint and record.total == record.max_total
+    assert record.fingerprint == fingerprint_of(view.grade_cells) and record.total == record.max_total
 
 
 def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counted_reads, monkeypatch):
     """The autograded notebooks of every submission are laid into the release notebooks, read once per
     view (they were read again for each submission: four notebooks each)."""
-    from autograder.outputs import autograded
-    read, real = [], autograded.read_notebook
-    monkeypatch.setattr(autograded, "read_notebook", lambda path: read.append(path) or real(path))
+    read, real = [], course_view.handout          # course.notebooks.handout: reads one notebook's file
+    monkeypatch.setattr(course_view, "handout", lambda root, assignment, nb: read.append(nb) or real(root, assignment, nb))
     students = ["correct-1", "no-scaling"]
     course = make_class(tmp_path, students)
     view = course_view.read_course(course, "ch04_attention")
@@ -85,7 +84,7 @@ def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counte
         grade_submission(course / "submitted" / student / "ch04_attention", course=course, view=view,
                          autograded=folder)
         assert len(list(folder.glob("*.ipynb"))) == 4
-    assert sorted(p.name for p in read) == sorted(f"{nb}.ipynb" for nb in autograded_notebooks())
+    assert sorted(f"{nb}.ipynb" for nb in read) == sorted(f"{nb}.ipynb" for nb in autograded_notebooks())
 
 
 def autograded_notebooks():

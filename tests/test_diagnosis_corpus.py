@@ -5,12 +5,12 @@ import functools
 import numpy as np
 import pytest
 
-from autograder.checks._base import Probe
+from autograder.grading.checks._base import Probe
 from autograder.misconceptions import MAX_TRIPLES, compounds_for, diagnose, entries_for
 from autograder.misconceptions.localise import localise
 from autograder.misconceptions.probes import agree, probe_inputs
 from autograder.misconceptions.proof import MIN_EVIDENCE
-from autograder.student import NotebookFunctions
+from autograder.grading.student import NotebookFunctions
 from conftest import TESTS
 from diagnosis_corpus import KINDS, cases, classify, score
 

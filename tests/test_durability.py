@@ -3,13 +3,13 @@ import os
 
 import pytest
 
-from autograder import records
-from autograder.records import atomic_write, synced_at_end
+from autograder import durable
+from autograder.durable import atomic_write, synced_at_end
 
 
 def _count(monkeypatch) -> dict:
     calls = {"fsync": 0, "syncfs": 0}
-    real_fsync, real_syncfs = os.fsync, records._syncfs
+    real_fsync, real_syncfs = os.fsync, durable._syncfs
 
     def fsync(fd):
         calls["fsync"] += 1
@@ -19,7 +19,7 @@ def _count(monkeypatch) -> dict:
         calls["syncfs"] += 1
         real_syncfs(fd)
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(records, "_syncfs", syncfs)
+    monkeypatch.setattr(durable, "_syncfs", syncfs)
     return calls
 
 

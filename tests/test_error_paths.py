@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.__main__ import main
-from autograder.course.chapter import _points_fix
+from autograder.grading.chapter import _points_fix
 from batch_helpers import make_class
 from conftest import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.gradebook.writer import stamp_new_sqlite
+from autograder.gradebook.nbgrader_api import stamp_new_sqlite
 from autograder.run.autograde import FlagForReview
 
 

@@ -8,8 +8,9 @@ from sqlalchemy import event
 
 from autograder.course.settings import load_course
 from autograder.gradebook.latepenalties import LatePenalties
-from autograder.gradebook.writer import nbgrader_api, one_transaction, record_assignment, stamp_new_sqlite, write_scores
-from autograder.rubric import RUBRIC
+from autograder.gradebook.nbgrader_api import nbgrader_api, one_transaction, stamp_new_sqlite
+from autograder.gradebook.scores import record_assignment, write_scores
+from autograder.grading.rubric import RUBRIC
 from conftest import ROOT
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")      # nbgrader's own add_submission

@@ -33,7 +33,7 @@ def import_solutions():
     return getattr(solutions, '__file__', None) or [n for n in dir(solutions) if not n.startswith('__')]
 
 def import_rubric():
-    import autograder.rubric
+    import autograder.grading.rubric
     return True
 
 attempt('open solutions', lambda: open({init!r}).read())
@@ -43,7 +43,7 @@ attempt('list course files', lambda: os.listdir({course!r}))
 attempt('open a source notebook', lambda: open({notebook!r}).read())
 attempt('import solutions', import_solutions)
 attempt('import solutions.attention', lambda: __import__('solutions.attention'))
-attempt('import autograder.rubric', import_rubric)
+attempt('import autograder.grading.rubric', import_rubric)
 import autograder
 print('|'.join(LEAKS) or 'none', autograder.__file__, sep='\\n')
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import autograder.outputs.write as outputs
-import autograder.records as records_module
+import autograder.records.files as records_module
 from autograder.inert import hidden, looks_like, shown, shown_id, terminal, told_apart, visible
 from autograder.records import (OutputError, check_record_names, file_name, read_record, record_path,
                                 write_record)

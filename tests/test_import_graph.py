@@ -77,7 +77,7 @@ def test_the_walker_finds_a_circle_through_an_import_inside_a_function():
     assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
     graph = import_graph()
-    assert "autograder.rubric" in graph["autograder.grading"]          # a top-level import is seen
+    assert "autograder.grading.rubric" in graph["autograder.grading.namespace"]          # a top-level import is seen
     assert "autograder.run.hardened" in graph["autograder.__main__"]   # so is one inside a function
 
 
@@ -87,4 +87,4 @@ def test_the_assignments_shape_and_the_catalogues_entry_are_leaves():
     graph = import_graph()
     assert graph["autograder.assignment"] == set()
     assert graph["autograder.misconceptions.entry"] <= {"autograder.misconceptions.pipeline"}
-    assert "autograder.rubric" not in graph["autograder.records"] | graph["autograder.student"]
+    assert "autograder.grading.rubric" not in graph["autograder.records"] | graph["autograder.grading.student"]

@@ -7,7 +7,7 @@ import pytest
 
 from autograder.run.hardened import intake_submission
 from autograder.intake import CourseError, expected_cells
-from autograder.intake.expected import strip_hidden_tests
+from autograder.course.notebooks import strip_hidden_tests
 from autograder.samples.synthetic import write_submission
 from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
 

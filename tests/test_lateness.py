@@ -30,7 +30,7 @@ def _course(tmp_path, config: str, plugin: str | None = PLUGIN):
 def _gradebook(tmp_path, submitted: datetime | None):
     from nbgrader.api import Gradebook
 
-    from autograder.gradebook.writer import stamp_new_sqlite
+    from autograder.gradebook.nbgrader_api import stamp_new_sqlite
     stamp_new_sqlite(f"sqlite:///{tmp_path / 'gb.db'}")                  # no `alembic heads` process
     gb = Gradebook(f"sqlite:///{tmp_path / 'gb.db'}", "attention-course")
     gb.add_assignment("hw", duedate=datetime(2026, 11, 2, 12))
@@ -61,7 +61,7 @@ def test_a_submission_time_survives_the_gradebook(tmp_path, year):
     same in nbgrader's parser: the gradebook leg of the round trip of every written time."""
     from nbgrader.utils import parse_utc
 
-    from autograder.gradebook.writer import _submission
+    from autograder.gradebook.scores import _submission
     from autograder.gradebook.timestamps import written_time
     at = datetime(year, 6, 15, 1, 2, 3, 4)
     course = _course(tmp_path, "", plugin=None)
@@ -198,7 +198,7 @@ def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path
     """A gradebook whose grade cells are missing (an autograde that found no notebooks left empty
     submissions) or smaller than the rubric's (points raised without generate_assignment --force) would
     silently hold zeros or scores over the maximum: the writer writes nothing and says what to do."""
-    from autograder.gradebook.writer import write_scores
+    from autograder.gradebook.scores import write_scores
     course = _course(tmp_path, "")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 11)) as gb:
         with pytest.raises(SystemExit, match=f"{why}.*generate_assignment hw --force"):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from autograder.run.batch import grade_batch
-from autograder.run.lifecycle import Stop, critical, stop_on_signals
+from autograder.lifecycle import Stop, critical, stop_on_signals
 from autograder.gradebook.writer import GONE
 from autograder.gradebook.runlock import RunLocked, RunLocks, folder_lock
 from batch_helpers import make_class
@@ -109,7 +109,7 @@ def test_the_writer_writes_for_its_live_run(tmp_path):
 
 ORPHAN = """
 import os, sys, time
-from autograder.run.lifecycle import die_with_parent
+from autograder.lifecycle import die_with_parent
 parent = os.getpid()
 if os.fork() == 0:
     die_with_parent(parent)
@@ -159,7 +159,7 @@ def test_a_child_dies_with_its_parent():
 
 
 def test_a_child_whose_parent_already_died_exits():
-    code = ("import os\nfrom autograder.run.lifecycle import die_with_parent\n"
+    code = ("import os\nfrom autograder.lifecycle import die_with_parent\n"
             "die_with_parent(os.getppid() + 1000000)\nprint('survived')\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL and "survived" not in proc.stdout
@@ -238,7 +238,7 @@ def test_a_command_ends_at_once_with_its_output_flushed_and_its_exit_handlers_ru
     tear-down, but not what a command owes: buffered output reaches the pipe, atexit handlers run (the fork
     server is hung up there), and the exit code is the command's."""
     code = ("import atexit, sys\n"
-            "from autograder.run.lifecycle import exit_now\n"
+            "from autograder.lifecycle import exit_now\n"
             "atexit.register(lambda: print('handler ran', flush=True))\n"
             "sys.stdout.write('buffered line')\n"
             "sys.stderr.write('buffered error')\n"
@@ -246,7 +246,7 @@ def test_a_command_ends_at_once_with_its_output_flushed_and_its_exit_handlers_ru
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 3
     for given, status in (("None", 0), ("'stopped'", 1)):             # as sys.exit(given) would end
-        ended = subprocess.run([sys.executable, "-c", f"from autograder.run.lifecycle import exit_now\nexit_now({given})"],
+        ended = subprocess.run([sys.executable, "-c", f"from autograder.lifecycle import exit_now\nexit_now({given})"],
                                capture_output=True, timeout=60)
         assert ended.returncode == status
     assert done.stdout.startswith("buffered line") and "handler ran" in done.stdout
@@ -258,7 +258,7 @@ def test_a_command_whose_output_could_not_be_written_does_not_end_with_success()
     """Output sent to a file on a full disk (``grade > log.txt``) fails when it is flushed at the end:
     the interpreter's own exit then said so and ended with status 120; ``exit_now`` must not turn that
     into a silent success, with the summary lost."""
-    code = ("from autograder.run.lifecycle import exit_now\n"
+    code = ("from autograder.lifecycle import exit_now\n"
             "print('graded 12, skipped 0 already complete')\n"
             "exit_now(0)\n")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}      # stdout buffered, as for a file

@@ -5,7 +5,7 @@ import pytest
 
 import autograder
 from autograder.misconceptions.localise import localise
-from autograder.student import as_returned
+from autograder.grading.student import as_returned
 from fixtures.impl import correct_plain as C
 
 
@@ -144,9 +144,9 @@ def test_a_nan_in_the_mask_is_called_nan():
 
 def _diagnosed(function, fn, args):
     """The diagnosis of ``fn`` standing for the student's ``function``, which failed on ``args``."""
-    from autograder.checks._base import Probe
+    from autograder.grading.checks._base import Probe
     from autograder.misconceptions import diagnose
-    from autograder.student import NotebookFunctions
+    from autograder.grading.student import NotebookFunctions
     return diagnose(function, args, fn(*args), Probe(NotebookFunctions({function: fn}), function))
 
 
@@ -195,7 +195,7 @@ def test_a_softmax_error_is_restated_with_the_call_input_shape():
 
 
 def test_a_single_array_is_named_with_its_grammar_and_shape():
-    from autograder.student import StudentError, a_kind, to_pair
+    from autograder.grading.student import StudentError, a_kind, to_pair
     with pytest.raises(StudentError) as exc:
         to_pair(np.zeros((3, 5)), "cross_attention")
     assert "got a numpy array of shape (3, 5)" in str(exc.value) and "a ndarray" not in str(exc.value)
@@ -237,7 +237,7 @@ def test_counts_that_overflow_or_change_unit_say_so():
 
 
 def test_a_unit_is_named_only_when_it_reproduces_several_answers():
-    from autograder.checks._counts import count_slip
+    from autograder.grading.checks._counts import count_slip
     cases = [(1, 2), (3, 2), (256, 2)]
     exact = [2, 18, 131072]
     assert count_slip("attention_memory_bytes", cases, [0, 0, 0], exact) is None          # 0 fits every unit

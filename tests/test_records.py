@@ -8,10 +8,10 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.run.batch import failed_record, grade_batch
-from autograder.course.fingerprint import fingerprint, points_disagreements
+from autograder.grading.fingerprint import fingerprint, points_disagreements
 from autograder.outputs.csvout import write_grades_csv
 from autograder.records import INTERNAL, CheckResult, OutputError, Record, read_record, write_record
-from autograder.rubric import RUBRIC, Item, max_total
+from autograder.grading.rubric import RUBRIC, Item, max_total
 from batch_helpers import make_class, read_csv
 from conftest import ROOT, SOURCE
 
@@ -139,7 +139,7 @@ def test_grading_stops_when_rubric_and_course_disagree(tmp_path):
 def test_a_course_notebook_the_fingerprint_cannot_read_is_named(tmp_path, damage):
     """The fingerprint reads the course's source notebooks as intake does: a BOM is fine; anything
     unreadable stops with the file's name and what to do, not a bare parser error."""
-    from autograder.course.fingerprint import grade_cells
+    from autograder.grading.fingerprint import grade_cells
     from autograder.course.notebooks import CourseError
     path = tmp_path / "ex1_attention.ipynb"
     text = (ROOT / "source/ch04_attention/ex1_attention.ipynb").read_text()

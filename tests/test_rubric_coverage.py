@@ -8,7 +8,7 @@ import pytest
 
 import autograder
 import solutions
-from autograder.rubric import RUBRIC, max_total
+from autograder.grading.rubric import RUBRIC, max_total
 from test_rubric_diagnosis import CORRECT, WRONG, _load, _record
 
 

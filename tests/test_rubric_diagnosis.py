@@ -8,7 +8,7 @@ import pytest
 import autograder
 import solutions
 from autograder import misconceptions
-from autograder.rubric import RUBRIC, max_total
+from autograder.grading.rubric import RUBRIC, max_total
 from fixture_notebooks import fixture_source, notebook_namespaces
 from fixtures import impl
 
@@ -76,10 +76,10 @@ def test_missing_functions_fail_with_not_defined():
 
 
 def _source_lines():
-    from autograder import checks
+    from autograder.grading import checks
     lines = set()
     for m in pkgutil.iter_modules(checks.__path__):
-        src = inspect.getsource(importlib.import_module(f"autograder.checks.{m.name}"))
+        src = inspect.getsource(importlib.import_module(f"autograder.grading.checks.{m.name}"))
         lines |= {ln.strip() for ln in src.splitlines() if len(ln.strip()) > 25 and not ln.strip().startswith(('"', "f\"", "#"))}
     return lines
 

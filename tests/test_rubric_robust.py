@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import autograder
 from autograder.records import INTERNAL
-from autograder.rubric import RUBRIC
-from autograder.seeds import student_seed
+from autograder.grading.rubric import RUBRIC
+from autograder.grading.seeds import student_seed
 
 FUNCTIONS = ["softmax", "scaled_dot_product_attention", "causal_mask", "causal_attention",
              "attention_memory_bytes", "ffn_memory_bytes", "crossover_length", "cross_attention"]
@@ -78,7 +78,7 @@ def test_wrong_arity_and_none_messages():
 
 def test_seeds_stable_distinct_and_not_hash_based():
     assert student_seed("alice") == student_seed("alice") != student_seed("bob")
-    code = "from autograder.seeds import student_seed; print(student_seed('alice'))"
+    code = "from autograder.grading.seeds import student_seed; print(student_seed('alice'))"
     runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            env={"PYTHONHASHSEED": str(h), "PATH": ""}).stdout for h in (1, 2)}
     assert runs == {f"{student_seed('alice')}\n"}

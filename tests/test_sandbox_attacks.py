@@ -199,7 +199,7 @@ def test_function_that_deletes_itself(server, tmp_path):
 def test_swapped_output_file_leaks_nothing(server, tmp_path):
     """Links and FIFOs in the working folder under any name the grader might read: the grader reads
     the worker's output only through a file it created itself, so it copies none of them."""
-    rubric, engine = ROOT / "autograder" / "rubric.py", ROOT / "solutions" / "__init__.py"
+    rubric, engine = ROOT / "autograder" / "grading" / "rubric.py", ROOT / "solutions" / "__init__.py"
     code = RIGHT_MASK + f'''
 import os
 for name, target in [("fd_output.log", {str(rubric)!r}), ("output.log", {str(engine)!r}),

@@ -13,7 +13,7 @@ from autograder.watch.config import DEFAULT_ROOT, watch_settings
 from autograder.watch.duedate import DueDates
 from autograder.watch.grading import Graded
 from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
-from autograder.watch.journal import Journal, read_events
+from autograder.journal.log import Journal, read_events
 from autograder.watch.limits import Limit, next_check, parse_limit
 from autograder.watch.pages import MARK
 from autograder.watch.publish import page_file, publish
@@ -24,7 +24,7 @@ from watch_helpers import A, submit_like_nbgrader
 def _gradebook(url):
     from nbgrader.api import Gradebook
 
-    from autograder.gradebook.writer import stamp_new_sqlite
+    from autograder.gradebook.nbgrader_api import stamp_new_sqlite
     stamp_new_sqlite(url)                                               # no `alembic heads` process
     return Gradebook(url, "attention-course")
 
@@ -288,7 +288,7 @@ def test_a_graded_submission_is_published_from_its_saved_record_not_graded_again
 
 def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedback(tmp_path):
     from autograder.outputs.report import report_html
-    from autograder.watch.summary import before_deadline
+    from autograder.journal.summary import before_deadline
     journal = Journal(tmp_path / "watch")
     checks = {"ada": [["no-scaling"], ["no-scaling", "mask-after-softmax"], []], "bob": [["no-scaling"]]}
     t = 0
@@ -317,7 +317,7 @@ def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
     """watch started after cy had submitted twice (no-scaling, then right): both are graded at its start,
     but cy fixed it before any feedback; dee's page was not published (release_feedback's was kept) and
     fay's showed the visible tests only, so neither was told of it; eve's fix came after her page."""
-    from autograder.watch.summary import before_deadline
+    from autograder.journal.summary import before_deadline
     journal = Journal(tmp_path / "watch")
     runs = {"cy": [(100, 200, 4, ["no-scaling"]), (101, 201, 4, [])],
             "dee": [(100, 200, 0, ["no-scaling"]), (300, 301, 4, [])],
@@ -339,7 +339,7 @@ def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
 
 
 def test_a_stop_signal_during_grading_is_not_held_against_the_submission(tmp_path):
-    from autograder.run.lifecycle import Stop
+    from autograder.lifecycle import Stop
     course = _course(tmp_path)
     name = submit_like_nbgrader(course, tmp_path, "ada")
     for _ in range(3):                                                  # three SIGTERMs mid-grading

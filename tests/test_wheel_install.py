@@ -63,7 +63,7 @@ def test_sdist_carries_the_course_as_files(tmp_path):
 
 
 def test_packages_import_from_the_new_environment_only(installed, tmp_path):
-    probe = ("import sys, autograder, solutions, autograder.rubric, autograder.course.resources as r\n"
+    probe = ("import sys, autograder, solutions, autograder.grading.rubric, autograder.course.resources as r\n"
              "print(autograder.__file__); print(solutions.__file__); print(r.course_files())\n"
              "print(any(p and p.startswith(sys.argv[1]) and '.venv' not in p for p in sys.path))")
     proc = installed.run(str(installed.python), "-c", probe, str(ROOT), cwd=tmp_path)

@@ -5,7 +5,7 @@ import pytest
 
 from autograder.outputs.wholefolder import replace_folder
 from autograder.records import OutputError
-from autograder.run.lifecycle import Stop
+from autograder.lifecycle import Stop
 
 
 def test_a_folder_is_replaced_whole(tmp_path):

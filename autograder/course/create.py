@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..records import replace_atomically
+from ..durable import replace_atomically
 from . import resources
 from .resources import CHAPTER, CONFIG
 

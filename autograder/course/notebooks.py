@@ -12,6 +12,9 @@ import json
 from pathlib import Path
 
 
+BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
+
+
 class CourseError(ValueError):
     """The course itself cannot grade this assignment (one clear error, before any student)."""
 
@@ -59,3 +62,44 @@ def cell_source(cell: dict) -> str:
     """A cell's source as one string (nbformat stores it as a string or a list of lines)."""
     source = cell.get("source", "")
     return source if isinstance(source, str) else "".join(source)
+
+
+def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
+    """notebook -> grade_id -> {"points", "source"} for the grade cells of the course's source notebooks."""
+    out: dict[str, dict[str, dict]] = {}
+    for notebook, cells in source_cells(source_dir).items():
+        try:
+            out[notebook] = {nbgrader_meta(c)["grade_id"]: {"points": nbgrader_meta(c).get("points"),
+                                                           "source": cell_source(c)}
+                             for c in cells if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id")}
+        except TypeError as exc:
+            raise CourseError(f"the course's notebook {Path(source_dir) / notebook}.ipynb could not be read "
+                              f"(TypeError: {str(exc)[:120]}); fix it before grading") from None
+    return out
+
+
+def handout(course: Path, assignment: str, notebook: str) -> dict:
+    """The notebook as handed to students: the release's, else the source's with hidden tests and solutions
+    taken out (so reference code never reaches an autograded notebook)."""
+    release = Path(course) / "release" / assignment / f"{notebook}.ipynb"
+    if release.exists():
+        return read_notebook(release)
+    nb = read_notebook(Path(course) / "source" / assignment / f"{notebook}.ipynb")
+    for cell in nb["cells"]:
+        if nbgrader_meta(cell).get("solution"):
+            cell["source"] = "# YOUR CODE HERE\nraise NotImplementedError()" if cell["cell_type"] == "code" else ""
+        cell["source"] = strip_hidden_tests(cell_source(cell))
+    return nb
+
+
+def strip_hidden_tests(source: str) -> str:
+    """``source`` without its hidden-test regions, line for line as nbgrader's ClearHiddenTests does."""
+    kept, hidden = [], False
+    for line in source.split("\n"):
+        if BEGIN_HIDDEN in line:
+            hidden = True
+        elif END_HIDDEN in line:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)

@@ -1,10 +1,12 @@
 """The course as one grading run sees it, read in one place: ``read_course(root, assignment)``.
 
 A ``CourseView`` holds the course's settings (``nbgrader_config.py``), the assignment, its source and
-release notebooks (``intake.expected.course_notebooks``, through ``course.notebooks``: a byte-order mark
-is fine), their grade cells, the fingerprint of what grades, the gradebook URL and the late plugin
-check. The batch, ``grade_submission``, the outputs and the watch service are handed one view instead
-of each reading the course again. A view is cached per course folder, assignment and the sizes and
+release notebooks' grade cells and handouts (``course.notebooks``: a byte-order mark is fine), and what
+the layers above derive from them once per view (``derived``: intake's notebooks). The fingerprint of
+what grades is ``grading.fingerprint.fingerprint_of(view.grade_cells)``; the points check is
+``grading.chapter.check_points``; the late plugin check is ``gradebook.latepenalties.check_plugin``.
+The batch, ``grade_submission``, the outputs and the watch service are handed one view instead of
+each reading the course again. A view is cached per course folder, assignment and the sizes and
 modification times of the files it reads: a changed file is read again, an unchanged one never.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from .notebooks import grade_cells, handout
 from .settings import CONFIG, Course, load_course
 
 
@@ -44,30 +47,15 @@ class CourseView:
         return self.root / "release" / self.assignment
 
     @cached_property
-    def notebooks(self):
-        """The assignment's notebooks as intake compares with them; CourseError when it has none."""
-        from ..intake.expected import course_notebooks
-        return course_notebooks(self.root, self.assignment)
-
-    @cached_property
     def grade_cells(self) -> dict[str, dict[str, dict]]:
         """notebook -> grade_id -> {"points", "source"} of the source notebooks' grade cells."""
-        from .fingerprint import grade_cells
         return grade_cells(self.source)
 
-    @property
-    def fingerprint(self) -> str:
-        """What grades this assignment, as one short hash (``course.fingerprint``): the view's grade cells
-        with the rubric as it is now (the rubric is this process's code, not the course's files)."""
-        from .fingerprint import fingerprint_of
-        return fingerprint_of(self.grade_cells)
-
     def handout(self, notebook: str) -> dict:
-        """The notebook as handed to students (``outputs.autograded.handout``), read once per view for
+        """The notebook as handed to students (``course.notebooks.handout``), read once per view for
         every autograded notebook of the run; shared, so callers build new cells and never change it."""
         cache = self._handouts
         if notebook not in cache:
-            from ..outputs.autograded import handout
             cache[notebook] = handout(self.root, self.assignment, notebook)
         return cache[notebook]
 
@@ -75,16 +63,17 @@ class CourseView:
     def _handouts(self) -> dict[str, dict]:
         return {}
 
-    def points_disagreements(self) -> list[str]:
-        """Where the source notebooks' points and the rubric's differ (none without source notebooks)."""
-        from .fingerprint import points_disagreements
-        return points_disagreements(self.source) if self.source.is_dir() else []
+    def derived(self, make):
+        """``make(self)``, made once per view: what a layer above derives from the course (intake's
+        notebooks, ``intake.expected.notebooks_of``) is kept with the view, so it too is read once."""
+        found = self._derived
+        if make not in found:
+            found[make] = make(self)
+        return found[make]
 
-    def check_plugin(self) -> None:
-        """The late plugin check (``gradebook.latepenalties.check_plugin``): ValueError when the course's
-        late plugin cannot load. Not cached: the plugin is the instructor's code, outside the view's files."""
-        from ..gradebook.latepenalties import check_plugin
-        check_plugin(self.course)
+    @cached_property
+    def _derived(self) -> dict:
+        return {}
 
 
 def course_settings(root) -> Course:

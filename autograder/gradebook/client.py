@@ -69,7 +69,7 @@ class GradebookWriter:
                fresh=None) -> dict[str, dict]:
         """Send the scores not sent yet (and each submission's time, nbgrader's format; ``fresh``: the
         students this run graded, default all); return, per student, how late nbgrader's gradebook says
-        the work was, each notebook's late penalty and what a person graded there (``writer.manual_work``)."""
+        the work was, each notebook's late penalty and what a person graded there (``scores.manual_work``)."""
         submitted = submitted or {}
         rest = [_scores(r, submitted.get(r.student_id, ""), fresh is None or r.student_id in fresh)
                 for r in records if r.student_id not in self.sent]

@@ -26,7 +26,7 @@ class Total:
 def assignment_totals(db_url: str, course_id: str, assignment: str) -> list[Total]:
     """One ``Total`` per student of the gradebook; ValueError when the gradebook does not hold ``assignment``."""
     check_gradebook_url(db_url, create=False, what="the gradebook")     # reading must never create one
-    from .writer import nbgrader_api
+    from .nbgrader_api import nbgrader_api
     api = nbgrader_api()
     with api.Gradebook(db_url, course_id) as gb:
         try:

@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignment import NOTEBOOKS
-from ..course.notebooks import CourseError, read_notebook
+from ..course.notebooks import CourseError, read_notebook, strip_hidden_tests
 from ..course.settings import init_command
 from .cells import cells_of, normalise
 from .model import Intake
 from .parse import digest_of
-
-BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"     # nbgrader's default delimiters
 
 
 @dataclass(frozen=True)
@@ -64,6 +62,16 @@ def _load(src: Path, rel: Path, key: tuple) -> CourseNotebooks:
              for n in names}
     inodes = frozenset((st.st_dev, st.st_ino) for st in (os.stat(p) for p, *_ in key))
     return CourseNotebooks(names, expected, digests, released, given, inodes, release_missing)
+
+
+def notebooks_of(view) -> CourseNotebooks:
+    """The notebooks of a ``course.view.CourseView`` as intake compares with them, read once per view;
+    CourseError when it has none."""
+    return view.derived(_view_notebooks)
+
+
+def _view_notebooks(view) -> CourseNotebooks:
+    return course_notebooks(view.root, view.assignment)
 
 
 def is_this_chapter(course: Path, assignment: str) -> bool:
@@ -111,16 +119,3 @@ def expected_cells(source_nb: Path, release_nb: Path | None) -> dict[str, TestCe
 def _cells(path: Path):
     """The course's own notebooks, read with the same checks as a submission's; CourseError if unreadable."""
     return cells_of(read_notebook(path), path.stem, Intake())
-
-
-def strip_hidden_tests(source: str) -> str:
-    """``source`` without its hidden-test regions, line for line as nbgrader's ClearHiddenTests does."""
-    kept, hidden = [], False
-    for line in source.split("\n"):
-        if BEGIN_HIDDEN in line:
-            hidden = True
-        elif END_HIDDEN in line:
-            hidden = False
-        elif not hidden:
-            kept.append(line)
-    return "\n".join(kept)

@@ -20,9 +20,8 @@ import json
 import re
 from pathlib import Path
 
-from ..course.notebooks import cell_source, nbgrader_meta, read_notebook
+from ..course.notebooks import cell_source, nbgrader_meta
 from ..intake.cells import normalise
-from ..intake.expected import strip_hidden_tests
 from ..inert import visible_bytes
 from ..intake.secret import SECRET
 from ..records import Record, laid_out
@@ -30,20 +29,6 @@ from .wholefolder import replace_folder
 
 NOTE_ID = "autograder-review-note"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def handout(course: Path, assignment: str, notebook: str) -> dict:
-    """The notebook as handed to students: the release's, else the source's with hidden tests and solutions
-    taken out (so reference code never reaches an autograded notebook)."""
-    release = Path(course) / "release" / assignment / f"{notebook}.ipynb"
-    if release.exists():
-        return read_notebook(release)
-    nb = read_notebook(Path(course) / "source" / assignment / f"{notebook}.ipynb")
-    for cell in nb["cells"]:
-        if nbgrader_meta(cell).get("solution"):
-            cell["source"] = "# YOUR CODE HERE\nraise NotImplementedError()" if cell["cell_type"] == "code" else ""
-        cell["source"] = strip_hidden_tests(cell_source(cell))
-    return nb
 
 
 def autograded_notebook(given: dict, cells: list | None, record: Record, notebook: str) -> dict:

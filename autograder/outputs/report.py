@@ -61,7 +61,7 @@ def _review(records: list[Record], late: dict[str, Lateness], names: dict[str, s
 
 def report_html(records: list[Record], assignment: str, late: dict[str, Lateness] | None = None,
                 delivery: list[str] = (), before=None) -> str:
-    """``before``: what feedback on submit saw (``watch.summary.BeforeDeadline``), if it ran."""
+    """``before``: what feedback on submit saw (``journal.summary.BeforeDeadline``), if it ran."""
     if not records:
         return page(f"Grading report: {assignment}", "<p>No submissions were graded.</p>")
     late, names = late or {}, told_apart(r.student_id for r in records)

@@ -21,7 +21,7 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
 
     A kill between the two renames leaves no folder (and the old one under a dot name beside it):
     never a mix. A stop signal waits for the swap (``critical``)."""
-    from ..run.lifecycle import critical
+    from ..lifecycle import critical
     folder = Path(folder)
     if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
         raise OutputError(f"could not write {folder}: something other than a folder is there "
@@ -52,12 +52,12 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
 
 
 def _durable(parent: Path) -> None:
-    """The swap reaches the disk as each file does: now, or at the end of ``records.synced_at_end``."""
-    from .. import records
-    if records._Deferred.folders is None:
-        records._fsync_dir(parent)
+    """The swap reaches the disk as each file does: now, or at the end of ``durable.synced_at_end``."""
+    from .. import durable
+    if durable._Deferred.folders is None:
+        durable._fsync_dir(parent)
     else:
-        records._Deferred.folders.add(parent)
+        durable._Deferred.folders.add(parent)
 
 
 def _remove(path: Path) -> None:
@@ -66,5 +66,5 @@ def _remove(path: Path) -> None:
 
 
 def _umask() -> int:
-    from ..records import _umask as umask
+    from ..durable import _umask as umask
     return umask()

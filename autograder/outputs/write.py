@@ -45,7 +45,7 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     for record in records:
         errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery,
                                    secrets[record.student_id])
-    from ..watch.summary import before_deadline
+    from ..journal.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
     return Written(records, late, errors)

@@ -29,8 +29,9 @@ from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
 
-from ..intake.expected import is_this_chapter, strip_hidden_tests
-from ..outputs.autograded import grade_outputs, handout, make_inert, review_note
+from ..course.notebooks import handout, strip_hidden_tests
+from ..intake.expected import is_this_chapter
+from ..outputs.autograded import grade_outputs, make_inert, review_note
 from .batch import grade_one
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
@@ -75,7 +76,7 @@ class FlagForReview(NbGraderPreprocessor):
             return nb, resources                  # another assignment, or nothing a person did or must do
         from nbgrader.api import Gradebook
 
-        from ..gradebook.writer import review_comment
+        from ..gradebook.scores import review_comment
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])

@@ -5,7 +5,7 @@ process pool or on a Dask distributed cluster (the same function either way);
 each process keeps one sandbox fork server. Every finished record is written
 atomically at once, so a killed batch resumes where it stopped. A run holds
 its output folder's lock from start to end; every process it starts ends
-with it (see ``autograder.run.lifecycle``). Who handed in is for ``course.submissions`` to say.
+with it (see ``autograder.lifecycle``). Who handed in is for ``course.submissions`` to say.
 """
 from __future__ import annotations
 
@@ -20,16 +20,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assignment import NOTEBOOKS
-from ..course.chapter import check_chapter, check_points
+from ..grading.chapter import check_chapter, check_points
 from ..course.settings import CONFIG, Course, choose_assignment, resolve_db_url, unusable_settings
 from ..course.submissions import discover, not_a_folder, stray_entries
 from ..course.view import CourseView, course_settings, read_course
 from ..gradebook.client import GradebookWriter
+from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
 from ..gradebook.url import check_gradebook_url
 from ..inert import shown
+from ..intake.expected import notebooks_of
 from ..records import OutputError, Record, check_record_names, not_graded, read_record, synced_at_end, write_record
-from .lifecycle import Stop, critical
+from ..lifecycle import Stop, critical
 from .progress import Progress
 
 _SERVER = None
@@ -118,13 +120,13 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
 def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
                   assignment: str = "", view: CourseView | None = None) -> Record:
     """Every check at 0 with ``message``, marked for review (``view``: the course as the batch read it)."""
-    from ..course.fingerprint import fingerprint
+    from ..grading.fingerprint import fingerprint, fingerprint_of
     from ..intake.digest import submission_digest
-    from ..rubric import RUBRIC
+    from ..grading.rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, flags={"": [message]},
-                  fingerprint=view.fingerprint if view is not None and view.assignment == assignment
+                  fingerprint=fingerprint_of(view.grade_cells) if view is not None and view.assignment == assignment
                   else fingerprint(course, assignment) if course else "",
                   submission=submission_digest(Path(course) / "submitted" / student_id / assignment)
                   if course else "")
@@ -183,13 +185,14 @@ def grade_batch(*, course=".", assignment: str | None = None, out=None, workers:
 def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: list[str], chosen: list[str], *,
                  workers: int, resume: bool, scheduler, limits, progress: bool, outputs: bool, gradebook_url,
                  create_gradebook: bool) -> BatchResult:
+    from ..grading.fingerprint import fingerprint_of
     view = read_course(course, assignment)                      # the course, read once for the whole run
     check_chapter(course, assignment)
-    view.notebooks                                              # a course that cannot grade stops here, once
+    notebooks_of(view)                                          # a course that cannot grade stops here, once
     check_points(course, assignment, view)
     if outputs:
-        view.check_plugin()                                     # a late plugin that cannot load stops us now
-    current = view.fingerprint
+        check_plugin(view.course)                               # a late plugin that cannot load stops us now
+    current = fingerprint_of(view.grade_cells)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
     if db_url:
         check_gradebook_url(db_url, create=create_gradebook or not gradebook_url,

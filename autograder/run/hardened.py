@@ -11,16 +11,18 @@ from pathlib import Path
 from ..assignment import FUNCTIONS, NOTEBOOKS
 from ..course.settings import find_course, infer_assignment, infer_student
 from ..course.view import CourseView, read_course
-from ..grading import run_cell
+from ..grading.fingerprint import fingerprint_of
+from ..grading.namespace import run_cell
 from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
 from ..intake.digest import submission_digest
+from ..intake.expected import notebooks_of
 from ..intake.names import notebook_for
 from ..records import OutputError, Record
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.limits import Limits
-from ..seeds import student_seed
+from ..grading.seeds import student_seed
 from .sandboxed_student import SandboxedStudent
 
 
@@ -47,7 +49,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     if view is None or view.root != Path(course).resolve() or view.assignment != assignment:
         view = read_course(course, assignment)
     submission = submission_digest(path)                     # before intake: a later change counts as new
-    intake = intake_submission(path, course, assignment, student_id, snapshot, notebooks=view.notebooks)
+    intake = intake_submission(path, course, assignment, student_id, snapshot, notebooks=notebooks_of(view))
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
     notebooks = [nb for nb in NOTEBOOKS if not single or nb == notebook]
@@ -64,7 +66,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
             server.close()
     events = [e for g in graded for e in g.events]
     record = Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
-                  fingerprint=view.fingerprint, needs_review=intake.needs_review or bool(events),
+                  fingerprint=fingerprint_of(view.grade_cells), needs_review=intake.needs_review or bool(events),
                   integrity=intake.problems + events, review=intake.private,
                   flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],

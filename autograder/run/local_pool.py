@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from .lifecycle import die_with_parent, ignore_terminal_interrupt
+from ..lifecycle import die_with_parent, ignore_terminal_interrupt
 
 ATTEMPTS = 2     # a submission whose grading process dies this many times, graded alone, gets a record for review
 _STARTED = None  # in a worker: the round's shared flags, one per item, set when the worker takes it

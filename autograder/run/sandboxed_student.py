@@ -17,7 +17,7 @@ from ..sandbox.forkclient import ForkServer
 from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
 from ..sandbox.limits import Limits
 from ..sandbox.rpc import MAX_PAYLOAD
-from ..student import StudentError, StudentRaised
+from ..grading.student import StudentError, StudentRaised
 
 
 class SandboxedStudent:

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
         signal.signal(sig, _exit_cleanly)
     try:
         if len(argv) > 2:
-            from ..run.lifecycle import die_with_parent
+            from ..lifecycle import die_with_parent
             die_with_parent(int(argv[2]), signal.SIGTERM)
         from .worker import make_shell, warm_imports, warm_shell
         warm_imports()

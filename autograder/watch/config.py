@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..course.settings import CONFIG, Course
+from ..journal.log import STATE_FOLDER
 from .limits import Limit, parse_limit
 
 DEFAULT_ROOT = "/usr/local/share/nbgrader/exchange"      # nbgrader's Exchange.root default
 SECTION = "FeedbackOnSubmit"
 SHOW = ("full", "diagnosis", "visible")
 DEFAULTS = {"show": "full", "limit": "5/day", "after_due_date": False}
-STATE_FOLDER = "watch"                                    # in the course folder: journal, records, lock
 
 
 @dataclass(frozen=True)

@@ -51,14 +51,15 @@ def visible_tests(folder: Path, course: Path, assignment: str, student: str, ser
     from ..run.hardened import intake_submission
     from ..course.view import read_course
     from ..intake import CodeCell
+    from ..intake.expected import notebooks_of
     from ..assignment import FUNCTIONS
-    from ..rubric import RUBRIC
+    from ..grading.rubric import RUBRIC
     from ..sandbox.limits import Limits
     from ..run.sandboxed_student import SandboxedStudent
     view = read_course(course, assignment)
-    intake = intake_submission(folder, course, assignment, student, notebooks=view.notebooks)
+    intake = intake_submission(folder, course, assignment, student, notebooks=notebooks_of(view))
     out = {}
-    for notebook, expected in view.notebooks.expected.items():
+    for notebook, expected in notebooks_of(view).expected.items():
         tests = {gid: cell.text for gid, cell in expected.items() if cell.meta[0] and gid not in RUBRIC}
         at = {g.grade_id: g.index for g in intake.grade_cells if g.notebook == notebook and g.grade_id in tests}
         last = max([c.index for c in intake.cells if c.notebook == notebook] + list(at.values()) + [0])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from nbgrader.utils import notebook_hash     # seconds to import: paid when the service starts, not on a first page
 
-from ..records import replace_atomically
+from ..durable import replace_atomically
 
 FOLDER_MODE = stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH       # 0711, as release_feedback makes it
 PAGE_MODE = 0o644

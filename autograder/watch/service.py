@@ -21,14 +21,14 @@ from ..course.settings import choose_assignment
 from ..course.view import course_settings
 from ..inert import one_line, shown
 from ..intake.names import notebook_for
-from ..run.lifecycle import Stop, critical, stop_on_signals
+from ..lifecycle import Stop, critical, stop_on_signals
 from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
 from .duedate import DueDates
 from .grading import DaskGrader, Graded, LocalGrader
 from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, parse_name
-from .journal import Journal
+from ..journal.log import Journal
 from .limits import next_check
 from .pages import MARK, closed_page, feedback_page, limit_page, unknown_notebook_page, when
 from .publish import ensure_folder, page_file, publish, write_atomic

@@ -4,6 +4,6 @@ LAYER = "empty read-only tmpfs over this package's folders"   # what must stop i
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""
-import autograder.rubric
+import autograder.grading.rubric
 ESCAPED = True
 """

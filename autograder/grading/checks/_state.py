@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..student import call_watching
-from ..tolerance import close, same_values
+from ...tolerance import close, same_values
 from ._base import normal, pick_sizes
 
 NAMES = {"softmax": ("x",), "causal_mask": ("n",)}

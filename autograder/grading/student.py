@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .assignment import FUNCTIONS
-from .sandbox.origin import raised_in
-from .tolerance import HalfPrecision
+from ..assignment import FUNCTIONS
+from ..sandbox.origin import raised_in
+from ..tolerance import HalfPrecision
 
 MAX_MESSAGE = 300
 

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..misconceptions import diagnose
-from ..misconceptions.localise import localise
+from ...misconceptions import diagnose
+from ...misconceptions.localise import localise
 from ..student import StudentError, call, call_all, to_array, to_pair
 
 

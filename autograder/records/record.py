@@ -1,4 +1,4 @@
-"""Result records: typed values built here, totals computed here, JSON on disk written atomically.
+"""Result records: typed values built here, totals computed here.
 
 A ``Record`` holds what was graded (the ``CheckResult`` of every check that
 ran) and what happened around it (integrity problems, the student's errors and
@@ -7,34 +7,18 @@ is computed from the checks here (the properties below and ``earned``, which
 the hidden-test cells' ``grade_cell`` uses too), and every output reads them;
 nothing else adds points up.
 
-On disk a record is one JSON file per student, written atomically: a write
-goes to a temporary file in the same folder, is flushed to disk, then renamed
-over the old one, so a crash or a full disk never leaves a half-written
-record. A record read back is current when it is for the assignment being
-graded and carries the fingerprint of what grades now (see ``fingerprint``);
-``--resume`` keeps current records and regrades the rest.
+On disk a record is one JSON file per student (``records.files``).
 """
 from __future__ import annotations
 
-import ctypes
-import hashlib
 import json
-import os
-import tempfile
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
-from pathlib import Path
 
-from .inert import json_safe, shown
-from .assignment import CATEGORIES, notebook_of
+from ..assignment import CATEGORIES, notebook_of
+from .layout import dumps
 
 INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
-_PLAIN_NAME_BYTES = 200          # ids longer than this get a shortened name with a digest
-
-
-class OutputError(Exception):
-    """Writing results failed (e.g. the disk is full); what is already written is intact."""
 
 
 @dataclass(frozen=True)
@@ -239,195 +223,3 @@ def not_graded(grade_id: str, item, message: str) -> CheckResult:
     """A check that could not run at all: 0 points, the reason as its message."""
     return CheckResult(grade_id=grade_id, check=item.name, category=item.category, points=0,
                        max_points=item.points, passed=False, message="Not graded: " + message)
-
-
-# --- on disk --------------------------------------------------------------------------------
-
-def atomic_write(path: Path, data: bytes | str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
-    try:
-        replace_atomically(path, raw, 0o666 & ~_umask())   # as a plain open() would: release_feedback copies the mode
-    except OSError as exc:
-        raise OutputError(f"could not write {path}: {exc.strerror or exc}. Results written before this "
-                          "are intact; free some space and run again with --resume.") from exc
-
-
-def replace_atomically(path: Path, raw: bytes, mode: int) -> None:
-    """``raw`` at ``path`` whole or not at all: a temporary file beside it (``mode``), synced, renamed over
-    the old one (a link or a second hard link to the old file is never written through), the folder synced
-    (or, inside a batch, once at its end). On any exception, a stop signal too, no temporary file is left."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".partial-", suffix=".tmp")   # never grows with the name
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            if _Deferred.folders is None:
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-        if _Deferred.folders is None:
-            _fsync_dir(path.parent)
-        else:
-            _Deferred.folders.add(path.parent)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    """This process's umask, read without changing it (Linux), else by setting and restoring it."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    old = os.umask(0o022)
-    os.umask(old)
-    return old
-
-
-class _Deferred:
-    folders: set | None = None      # inside ``synced_at_end``: the folders written, made durable at its end
-
-
-@contextmanager
-def synced_at_end():
-    """Within this block ``atomic_write`` still never shows a half-written file (a temporary file
-    renamed into place), but does not wait for the disk after each file: the block ends with one
-    ``syncfs`` per file system written to. A batch writes about ten files per student, and two
-    fsyncs each cost more than grading the student on a busy disk. A record lost to a power cut
-    before the end is regraded by ``--resume`` (a record that cannot be read counts as missing);
-    a process that is killed loses nothing (the kernel still holds what it wrote)."""
-    outer, _Deferred.folders = _Deferred.folders, set()
-    try:
-        yield
-    finally:
-        folders, _Deferred.folders = _Deferred.folders, outer
-        if outer is not None:
-            outer |= folders
-        else:
-            sync_file_systems(folders)
-
-
-def sync_file_systems(folders) -> None:
-    """Flush every file system that holds one of ``folders`` to disk: one syncfs(2) each (a sync(2)
-    where syncfs is missing)."""
-    seen = set()
-    for folder in folders:
-        try:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            continue
-        try:
-            device = os.fstat(fd).st_dev
-            if device not in seen:
-                seen.add(device)
-                _syncfs(fd)
-        finally:
-            os.close(fd)
-
-
-def _syncfs(fd: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if not hasattr(libc, "syncfs") or libc.syncfs(fd) != 0:
-        os.sync()
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def file_name(student_id: str, suffix: str = "") -> str:
-    """A file name for a student: ``<id><suffix>`` when that is short and plain, else a short id, ``~`` and
-    a digest of the whole id.
-
-    Any student id (a folder name of up to 255 bytes, unicode, dots, a leading dash) gives a name that
-    fits the file system and never starts with a dot or a dash. The map is one to one: a plain name
-    never holds ``~`` and a shortened one always does, so no id's name is another's shortened name (a
-    student whose folder was named like a classmate's shortened name once overwrote that record).
-    """
-    raw = student_id.encode("utf-8", "surrogateescape")
-    if (len(raw) <= _PLAIN_NAME_BYTES and not student_id.startswith((".", "-")) and "/" not in student_id
-            and "~" not in student_id):
-        return student_id + suffix
-    stem = "".join(ch for ch in student_id[:40] if ch.isalnum() or ch in "_-.").lstrip(".-")
-    return f"{stem}~{hashlib.sha256(raw).hexdigest()[:16]}{suffix}"
-
-
-def record_path(out: Path, student_id: str) -> Path:
-    return Path(out) / "records" / file_name(student_id, ".json")
-
-
-def check_record_names(student_ids) -> None:
-    """Raise ValueError naming both students when two ids would share a record file (never an overwrite)."""
-    seen: dict[str, str] = {}
-    for student in student_ids:
-        name = file_name(student, ".json")
-        other = seen.setdefault(name, student)
-        if other != student:
-            raise ValueError(f"students {shown(other)} and {shown(student)} would share the record file "
-                             f"{shown(name)}, so one would overwrite the other; nothing was graded. Rename one "
-                             "of the two folders in submitted/ and grade again")
-
-
-def dumps(value) -> str:
-    """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN), laid out by
-    ``laid_out`` (one key, one list item per line)."""
-    return laid_out(json_safe(value), sort_keys=True, allow_nan=False)
-
-
-def laid_out(value, **options) -> str:
-    """JSON a person can read and diff, written by json's C encoder: each key of the top-level object on
-    a line of its own, and each item of a list it holds on its own line. (``json.dumps`` with ``indent``
-    runs in pure Python: for a record or a notebook about five times slower.)"""
-    one = lambda v: json.dumps(v, **options)                                        # noqa: E731
-    if not isinstance(value, dict) or not value:
-        return one(value)
-    lines = []
-    for key in (sorted(value) if options.get("sort_keys") else value):
-        item = value[key]
-        if isinstance(item, list) and item:
-            text = "[\n" + ",\n".join(f"  {one(v)}" for v in item) + "\n ]"
-        else:
-            text = one(item)
-        lines.append(f" {one(str(key))}: {text}")
-    return "{\n" + ",\n".join(lines) + "\n}"
-
-
-def write_record(out: Path, record: Record) -> None:
-    """Write the record atomically; OutputError, naming both, if its file holds another student's record."""
-    path = record_path(out, record.student_id)
-    other = load_record(out, record.student_id)
-    if other is not None and other.student_id != record.student_id:
-        raise OutputError(f"{path} holds the record of {shown(other.student_id)}, and {shown(record.student_id)} "
-                          "maps to the same file name; it was not overwritten. Rename one of the two folders in "
-                          "submitted/ and grade again")
-    atomic_write(path, record.to_json())
-
-
-def load_record(out: Path, student_id: str) -> Record | None:
-    """The stored record of this student, or None when there is none or it cannot be read."""
-    try:
-        return Record.from_json(record_path(out, student_id).read_text())
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        return None
-
-
-def read_record(out: Path, student_id: str, assignment: str, fingerprint: str | None = None) -> Record | None:
-    """The stored record for this student and assignment (graded with ``fingerprint`` when given), or None."""
-    record = load_record(out, student_id)
-    if record is None or record.assignment != assignment or record.student_id != student_id:
-        return None
-    if fingerprint is not None and record.fingerprint != fingerprint:
-        return None
-    return record

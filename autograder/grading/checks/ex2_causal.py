@@ -6,7 +6,7 @@ import numpy as np
 import solutions as S
 
 from ..student import as_returned
-from ..tolerance import close, same_values
+from ...tolerance import close, same_values
 from . import _attention as A
 from ._base import fail, mismatch, normal, ok, pick_sizes
 

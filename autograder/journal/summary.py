@@ -10,8 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import STATE_FOLDER
-from .journal import NAME, read_events
+from .log import NAME, STATE_FOLDER, read_events
 
 
 @dataclass

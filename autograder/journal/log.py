@@ -22,6 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+STATE_FOLDER = "watch"          # in the course folder: the journal, watch's records and its lock
 NAME = "journal.jsonl"
 MAX_LINE = 64 << 10
 

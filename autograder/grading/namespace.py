@@ -12,9 +12,9 @@ import warnings
 
 import numpy as np
 
-from .assignment import NOTEBOOKS, notebook_of
+from ..assignment import NOTEBOOKS, notebook_of
 from .checks._base import Outcome
-from .records import INTERNAL, CheckResult, Record, check_result
+from ..records import INTERNAL, CheckResult, Record, check_result
 from .rubric import RUBRIC
 from .seeds import check_rng, student_seed
 from .student import NotebookFunctions, StudentError

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..student import StudentError, call_all, to_array
-from ..tolerance import same_values
+from ...tolerance import same_values
 from ._base import fail, mismatch, ok
 
 SIZES = (1, 2, 7, 64)

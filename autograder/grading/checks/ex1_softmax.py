@@ -10,7 +10,7 @@ import numpy as np
 import solutions as S
 
 from ..student import StudentError, call, to_array
-from ..tolerance import close, same_values
+from ...tolerance import close, same_values
 from ._base import fail, mismatch, normal, ok
 from ._state import mutation_problem, repeat, state_problem
 

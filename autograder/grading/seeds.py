@@ -5,7 +5,7 @@ import hashlib
 
 import numpy as np
 
-from .course.settings import DEFAULT_ASSIGNMENT, DEFAULT_COURSE_ID
+from ..course.settings import DEFAULT_ASSIGNMENT, DEFAULT_COURSE_ID
 
 
 def student_seed(student_id: str, course: str = DEFAULT_COURSE_ID, assignment: str = DEFAULT_ASSIGNMENT) -> int:

@@ -20,8 +20,8 @@ from importlib import metadata
 from pathlib import Path
 
 from ..assignment import NOTEBOOKS
-from ..rubric import RUBRIC, cell_max
-from .notebooks import CourseError, cell_source, nbgrader_meta, source_cells
+from ..course.notebooks import grade_cells
+from .rubric import RUBRIC, cell_max
 
 DISTRIBUTION = "attention-course"
 
@@ -45,20 +45,6 @@ def rubric_signature() -> list:
 def _code_hash(module_file: str) -> str:
     """The checks' code, read once per process (it is the code this process runs)."""
     return hashlib.sha256(Path(module_file).read_bytes()).hexdigest()
-
-
-def grade_cells(source_dir: Path) -> dict[str, dict[str, dict]]:
-    """notebook -> grade_id -> {"points", "source"} for the grade cells of the course's source notebooks."""
-    out: dict[str, dict[str, dict]] = {}
-    for notebook, cells in source_cells(source_dir).items():
-        try:
-            out[notebook] = {nbgrader_meta(c)["grade_id"]: {"points": nbgrader_meta(c).get("points"),
-                                                           "source": cell_source(c)}
-                             for c in cells if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("grade_id")}
-        except TypeError as exc:
-            raise CourseError(f"the course's notebook {Path(source_dir) / notebook}.ipynb could not be read "
-                              f"(TypeError: {str(exc)[:120]}); fix it before grading") from None
-    return out
 
 
 def fingerprint(course: Path | None, assignment: str) -> str:

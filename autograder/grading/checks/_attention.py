@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..student import StudentError, call, to_pair
-from ..tolerance import close, tolerance
+from ...tolerance import close, tolerance
 from ._base import fail, mismatch, normal, ok, pick_sizes
 from ._state import attends, mutation_problem, nothing_computed, repeat, state_problem
 
