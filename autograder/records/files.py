@@ -15,6 +15,13 @@ from .record import Record
 _PLAIN_NAME_BYTES = 200          # ids longer than this get a shortened name with a digest
 
 
+def name_digest(name: str, chars: int) -> str:
+    """The first ``chars`` hex digits of the sha256 of ``name`` (a student id, an inbound folder name: any
+    bytes a folder name may hold, undecodable ones as surrogate escapes). The one way a name becomes part
+    of a file name or a key: a record's shortened file name, watch's saved records, the Dask keys."""
+    return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:chars]
+
+
 def file_name(student_id: str, suffix: str = "") -> str:
     """A file name for a student: ``<id><suffix>`` when that is short and plain, else a short id, ``~`` and
     a digest of the whole id.
@@ -24,12 +31,11 @@ def file_name(student_id: str, suffix: str = "") -> str:
     never holds ``~`` and a shortened one always does, so no id's name is another's shortened name (a
     student whose folder was named like a classmate's shortened name once overwrote that record).
     """
-    raw = student_id.encode("utf-8", "surrogateescape")
-    if (len(raw) <= _PLAIN_NAME_BYTES and not student_id.startswith((".", "-")) and "/" not in student_id
+    if (len(student_id.encode("utf-8", "surrogateescape")) <= _PLAIN_NAME_BYTES and not student_id.startswith((".", "-")) and "/" not in student_id
             and "~" not in student_id):
         return student_id + suffix
     stem = "".join(ch for ch in student_id[:40] if ch.isalnum() or ch in "_-.").lstrip(".-")
-    return f"{stem}~{hashlib.sha256(raw).hexdigest()[:16]}{suffix}"
+    return f"{stem}~{name_digest(student_id, 16)}{suffix}"
 
 
 def record_path(out: Path, student_id: str) -> Path:

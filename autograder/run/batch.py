@@ -30,7 +30,8 @@ from ..gradebook.runlock import RunLocks
 from ..gradebook.url import check_gradebook_url
 from ..inert import shown
 from ..intake.expected import notebooks_of
-from ..records import OutputError, Record, check_record_names, not_graded, read_record, synced_at_end, write_record
+from ..records import (OutputError, Record, check_record_names, name_digest, not_graded, read_record, synced_at_end,
+                       write_record)
 from ..lifecycle import Stop, critical
 from .progress import Progress
 
@@ -355,8 +356,7 @@ def _run_dask(todo, finish, *, course, assignment, limits, workers, scheduler, i
 def dask_key(student: str) -> str:
     """The Dask key of a student's task: a digest, since an id may hold any bytes of a folder name (one
     that is not UTF-8 cannot be sent to the scheduler: it lost the connection, and the batch stopped)."""
-    import hashlib
-    return "grade-" + hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return "grade-" + name_digest(student, 24)
 
 
 def _dask_record(client, fut, student: str, scheduler: str, *, course: str, assignment: str) -> Record:

@@ -117,8 +117,8 @@ class LocalGrader:
 
 def _digest(name: str) -> str:
     """A Dask key for an inbound name (which may hold any bytes)."""
-    import hashlib
-    return hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    from ..records import name_digest
+    return name_digest(name, 32)
 
 
 class DaskGrader:

@@ -8,7 +8,6 @@ workers end with it, and the locks are released.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -22,6 +21,7 @@ from ..course.view import course_settings
 from ..inert import one_line, shown
 from ..intake.names import notebook_for
 from ..lifecycle import Stop, critical, stop_on_signals
+from ..records import name_digest
 from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
@@ -226,7 +226,7 @@ class Service:
                 self.warn(one_line(f"error: grading {shown(name)} failed on the cluster ({graded}); it is "
                                    "tried again"))
                 continue
-            record_file = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:40] + ".json"
+            record_file = name_digest(name, 40) + ".json"
             try:
                 write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
             except OSError as exc:                 # a full disk: not the submission's fault; graded again later
