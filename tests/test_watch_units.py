@@ -13,6 +13,7 @@ from autograder.watch.config import DEFAULT_ROOT, watch_settings
 from autograder.watch.duedate import DueDates
 from autograder.watch.grading import Graded
 from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
+from autograder.journal.events import parse_event
 from autograder.journal.log import Journal, read_events
 from autograder.watch.limits import Limit, next_check, parse_limit
 from autograder.watch.pages import MARK
@@ -87,16 +88,16 @@ def test_the_limit_window_slides():
 def test_the_journal_skips_a_line_cut_by_a_crash_and_starts_the_next_anew(tmp_path):
     odd = "stu\udcff+ch04\n+x"                                         # undecodable byte and newline in a name
     journal = Journal(tmp_path)
-    journal.append({"event": "received", "entry": odd, "student": "stu", "secret": "d1"})
-    journal.append({"event": "published", "entry": odd, "kind": "feedback"})
+    journal.append(parse_event({"event": "received", "entry": odd, "student": "stu", "secret": "d1"}))
+    journal.append(parse_event({"event": "published", "entry": odd, "kind": "feedback"}))
     journal.close()
     with open(tmp_path / "journal.jsonl", "ab") as f:
         f.write(b'{"event":"received","entry":"cut')                  # kill -9 mid-write
     again = Journal(tmp_path)
     assert again.state.entries[odd].done and again.state.secrets == {"d1": odd}
-    again.append({"event": "note", "entry": "next", "note": "n"})
+    again.append(parse_event({"event": "note", "entry": "next", "note": "n"}))
     again.close()
-    assert [e["entry"] for e in read_events(tmp_path / "journal.jsonl")] == [odd, odd, "next"]
+    assert [e.entry for e in read_events(tmp_path / "journal.jsonl")] == [odd, odd, "next"]
 
 
 # --- inbound as hostile input --------------------------------------------------------------------
@@ -183,7 +184,7 @@ def test_a_page_release_feedback_put_there_is_never_replaced(tmp_path):
     service, journal, said = _service(course, tmp_path)
     service.step()
     assert official.read_text() == "<html>graded feedback from release_feedback</html>"
-    assert journal.state.entries[name].published["kept"] == 1 and any("1 kept" in line for line in said)
+    assert journal.state.entries[name].published.kept == 1 and any("1 kept" in line for line in said)
 
 
 # --- the gradebook, read only ------------------------------------------------------------------
@@ -237,10 +238,10 @@ def test_a_submission_that_stopped_the_service_twice_is_not_graded_again(tmp_pat
     service, journal, said = _service(course, tmp_path)
     secret = (tmp_path / "exchange/attention-course/inbound" / name / "submission_secret.txt").read_bytes()
     import hashlib
-    journal.append({"event": "received", "entry": name, "student": "ada", "secret": hashlib.sha256(secret).hexdigest(),
-                    "received": time.time()})
-    journal.append({"event": "started", "entry": name})
-    journal.append({"event": "started", "entry": name})
+    journal.append(parse_event({"event": "received", "entry": name, "student": "ada", "secret": hashlib.sha256(secret).hexdigest(),
+                    "received": time.time()}))
+    journal.append(parse_event({"event": "started", "entry": name}))
+    journal.append(parse_event({"event": "started", "entry": name}))
     service.step()
     assert service.grader.asked == [] and "stopped the service twice" in journal.state.entries[name].note
 
@@ -252,7 +253,7 @@ def test_after_the_due_date_a_page_says_so_and_nothing_is_graded(tmp_path):
     name = submit_like_nbgrader(course, tmp_path, "ada")
     service, journal, said = _service(course, tmp_path)
     service.step()
-    assert service.grader.asked == [] and journal.state.entries[name].published["kind"] == "closed"
+    assert service.grader.asked == [] and journal.state.entries[name].published.kind == "closed"
     page = next((tmp_path / "exchange/attention-course/feedback").glob("*.html")).read_text()
     assert "after the due date (2020-01-01 00:00:00 UTC)" in page and "Score" not in page
 
@@ -264,8 +265,8 @@ def test_after_the_due_date_feedback_goes_on_when_the_instructor_says_so(tmp_pat
     name = submit_like_nbgrader(course, tmp_path, "ada")
     service, journal, said = _service(course, tmp_path)
     service.step()
-    assert service.grader.asked == ["ada"] and journal.state.entries[name].published["kind"] == "feedback"
-    saved = json.loads((course / "watch" / "records" / journal.state.entries[name].graded["record"]).read_text())
+    assert service.grader.asked == ["ada"] and journal.state.entries[name].published.kind == "feedback"
+    saved = json.loads((course / "watch" / "records" / journal.state.entries[name].graded.record).read_text())
     assert saved["record"]["student_id"] == "ada"
 
 
@@ -295,12 +296,12 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
     for student, runs in checks.items():
         for i, diagnoses in enumerate(runs):
             entry, t = f"{student}+{A}+{i}", t + 1
-            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A, "received": t})
-            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": t + 0.2})
-            journal.append({"event": "published", "entry": entry, "kind": "feedback", "pages": 4, "at": t + 0.3})
-    journal.append({"event": "received", "entry": "bob+x", "student": "bob", "assignment": A})
-    journal.append({"event": "published", "entry": "bob+x", "kind": "limit"})
-    journal.append({"event": "received", "entry": "cy+other", "student": "cy", "assignment": "other"})
+            journal.append(parse_event({"event": "received", "entry": entry, "student": student, "assignment": A, "received": t}))
+            journal.append(parse_event({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": t + 0.2}))
+            journal.append(parse_event({"event": "published", "entry": entry, "kind": "feedback", "pages": 4, "at": t + 0.3}))
+    journal.append(parse_event({"event": "received", "entry": "bob+x", "student": "bob", "assignment": A}))
+    journal.append(parse_event({"event": "published", "entry": "bob+x", "kind": "limit"}))
+    journal.append(parse_event({"event": "received", "entry": "cy+other", "student": "cy", "assignment": "other"}))
     journal.close()
     got = before_deadline(tmp_path, A)
     assert dict(got.checks) == {"ada": 3, "bob": 1} and dict(got.refused) == {"bob": 1}
@@ -326,11 +327,11 @@ def test_a_fix_counts_only_when_it_came_after_the_pages_that_named_it(tmp_path):
     for student, checks in runs.items():
         for i, (came, graded, pages, diagnoses) in enumerate(checks):
             entry = f"{student}+{A}+{i}"
-            journal.append({"event": "received", "entry": entry, "student": student, "assignment": A,
-                            "received": came})
-            journal.append({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": graded})
-            journal.append({"event": "published", "entry": entry, "kind": "feedback", "pages": pages,
-                            "kept": 4 - pages, "at": graded + 0.1, "show": "visible" if student == "fay" else "full"})
+            journal.append(parse_event({"event": "received", "entry": entry, "student": student, "assignment": A,
+                            "received": came}))
+            journal.append(parse_event({"event": "graded", "entry": entry, "diagnoses": diagnoses, "at": graded}))
+            journal.append(parse_event({"event": "published", "entry": entry, "kind": "feedback", "pages": pages,
+                            "kept": 4 - pages, "at": graded + 0.1, "show": "visible" if student == "fay" else "full"}))
     journal.close()
     got = before_deadline(tmp_path, A)
     assert got.named == {"no-scaling": {"cy", "eve"}}
@@ -353,7 +354,7 @@ def test_a_stop_signal_during_grading_is_not_held_against_the_submission(tmp_pat
         journal.close()
     service, journal, said = _service(course, tmp_path)
     service.step()
-    assert service.grader.asked == ["ada"] and journal.state.entries[name].published["kind"] == "feedback"
+    assert service.grader.asked == ["ada"] and journal.state.entries[name].published.kind == "feedback"
 
 
 def test_without_watchfiles_the_service_polls(monkeypatch, tmp_path):
@@ -389,7 +390,7 @@ def passes(n):
 
 def done_in(course, name):
     events = read_events(course / "watch" / "journal.jsonl")
-    return any(e["entry"] == name and e["event"] == "published" and e["kind"] == "feedback" for e in events)
+    return any(e.entry == name and e.EVENT == "published" and e.kind == "feedback" for e in events)
 
 
 def test_an_exchange_without_the_course_stops_watch_with_what_to_do(tmp_path):
@@ -425,8 +426,8 @@ def test_scheduler_sends_the_grading_to_dask(tmp_path):
                                   dashboard_address=None) as cluster:
         watch(course=course, scheduler=cluster.scheduler_address, poll=0.05, say=print,
               until=lambda: all(done_in(course, n) for n in names))
-    graded = {e["student"]: e for e in read_events(course / "watch" / "journal.jsonl") if e["event"] == "graded"}
-    assert graded["ada"]["total"] == 28 and graded["bob"]["diagnoses"] == ["no-scaling"]
+    graded = {e.student: e for e in read_events(course / "watch" / "journal.jsonl") if e.EVENT == "graded"}
+    assert graded["ada"].total == 28 and graded["bob"].diagnoses == ("no-scaling",)
 
 
 def _inbound(tmp_path):
@@ -437,7 +438,7 @@ def test_a_secret_changed_after_arrival_gets_a_note_not_a_page(tmp_path):
     course = _course(tmp_path)
     name = submit_like_nbgrader(course, tmp_path, "ada")
     service, journal, said = _service(course, tmp_path)
-    journal.append({"event": "received", "entry": name, "student": "ada", "secret": "digest-of-another-secret"})
+    journal.append(parse_event({"event": "received", "entry": name, "student": "ada", "secret": "digest-of-another-secret"}))
     service.step()
     assert service.grader.asked == [] and "changed after it arrived" in journal.state.entries[name].note
     assert not list((tmp_path / "exchange/attention-course/feedback").glob("*.html"))
@@ -513,4 +514,4 @@ def test_a_record_that_cannot_be_saved_is_graded_again_later_without_blame(tmp_p
     assert not journal.state.entries[name].done and journal.state.entries[name].starts == 0
     monkeypatch.setattr(service_module, "write_atomic", real)
     service.step()
-    assert journal.state.entries[name].published["kind"] == "feedback" and service.grader.asked == ["ada"] * 3
+    assert journal.state.entries[name].published.kind == "feedback" and service.grader.asked == ["ada"] * 3

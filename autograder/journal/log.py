@@ -22,6 +22,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .events import Event, Graded, Note, Published, Received, Started, Stopped, parse_event
+
 STATE_FOLDER = "watch"          # in the course folder: the journal, watch's records and its lock
 NAME = "journal.jsonl"
 MAX_LINE = 64 << 10
@@ -29,10 +31,10 @@ MAX_LINE = 64 << 10
 
 @dataclass
 class EntryState:
-    received: dict | None = None
+    received: Received | None = None
     starts: int = 0
-    graded: dict | None = None
-    published: dict | None = None
+    graded: Graded | None = None
+    published: Published | None = None
     note: str | None = None
 
     @property
@@ -46,30 +48,27 @@ class JournalState:
     secrets: dict[str, str] = field(default_factory=dict)              # secret digest -> first entry
     checks: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))   # student -> graded at
 
-    def apply(self, event: dict) -> None:
-        entry, kind = event.get("entry"), event.get("event")
-        if not isinstance(entry, str):
-            return
-        state = self.entries[entry]
-        if kind == "received":
+    def apply(self, event: Event) -> None:
+        state = self.entries[event.entry]
+        if isinstance(event, Received):
             state.received = event
-            if event.get("secret"):
-                self.secrets.setdefault(event["secret"], entry)
-        elif kind == "started":
+            if event.secret:
+                self.secrets.setdefault(event.secret, event.entry)
+        elif isinstance(event, Started):
             state.starts += 1
-        elif kind == "stopped":
+        elif isinstance(event, Stopped):
             state.starts = max(0, state.starts - 1)
-        elif kind == "graded":
+        elif isinstance(event, Graded):
             state.graded = event
             if state.received:
-                self.checks[state.received.get("student", "")].append(float(event.get("at", 0)))
-        elif kind == "published":
+                self.checks[state.received.student].append(float(event.at))
+        elif isinstance(event, Published):
             state.published = event
-        elif kind == "note":
-            state.note = str(event.get("note", ""))
+        elif isinstance(event, Note):
+            state.note = event.note
 
 
-def read_events(path: Path) -> list[dict]:
+def read_events(path: Path) -> list[Event]:
     """Every whole event in the journal, in order; a damaged or cut line is skipped."""
     try:
         data = Path(path).read_bytes()
@@ -78,10 +77,10 @@ def read_events(path: Path) -> list[dict]:
     events = []
     for line in data.split(b"\n"):
         try:
-            event = json.loads(line)
+            event = parse_event(json.loads(line))
         except ValueError:
             continue
-        if isinstance(event, dict):
+        if event is not None:
             events.append(event)
     return events
 
@@ -99,8 +98,8 @@ class Journal:
         if os.fstat(self.fd).st_size and not self.path.read_bytes().endswith(b"\n"):
             os.write(self.fd, b"\n")                   # a line cut by a crash: the next one starts anew
 
-    def append(self, event: dict) -> None:
-        line = json.dumps(event, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+    def append(self, event: Event) -> None:
+        line = json.dumps(event.to_dict(), ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
         if len(line) > MAX_LINE:
             raise ValueError(f"journal event of {len(line)} bytes")
         os.write(self.fd, line)

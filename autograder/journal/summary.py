@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .events import Graded, Published, Received
 from .log import NAME, STATE_FOLDER, read_events
 
 
@@ -24,24 +25,21 @@ class BeforeDeadline:
 def before_deadline(course: Path, assignment: str) -> BeforeDeadline | None:
     """The summary of ``course``'s journal for ``assignment``; None when watch never ran for it."""
     events = read_events(Path(course) / STATE_FOLDER / NAME)
-    student = {e.get("entry"): str(e.get("student")) for e in events
-               if e.get("event") == "received" and e.get("assignment") == assignment}
+    student = {e.entry: e.student for e in events if isinstance(e, Received) and e.assignment == assignment}
     if not student:
         return None
     out, history = BeforeDeadline(), defaultdict(list)
-    arrived = {e.get("entry"): _time(e.get("received")) for e in events if e.get("event") == "received"}
-    shown = {e.get("entry"): _time(e.get("at")) for e in events          # pages that named the misconceptions
-             if e.get("event") == "published" and e.get("kind") == "feedback" and (e.get("pages") or 0) > 0
-             and e.get("show") != "visible"}
+    arrived = {e.entry: float(e.received) for e in events if isinstance(e, Received)}
+    shown = {e.entry: float(e.at) for e in events                    # pages that named the misconceptions
+             if isinstance(e, Published) and e.kind == "feedback" and e.pages > 0 and e.show != "visible"}
     for e in events:
-        entry = e.get("entry")
-        who = student.get(entry)
+        who = student.get(e.entry)
         if who is None:
             continue
-        if e.get("event") == "graded":
+        if isinstance(e, Graded):
             out.checks[who] += 1
-            history[who].append((arrived.get(entry, 0.0), shown.get(entry), set(map(str, e.get("diagnoses") or []))))
-        elif e.get("event") == "published" and e.get("kind") == "limit":
+            history[who].append((arrived.get(e.entry, 0.0), shown.get(e.entry), set(e.diagnoses)))
+        elif isinstance(e, Published) and e.kind == "limit":
             out.refused[who] += 1
     for who, checks in history.items():
         checks.sort(key=lambda c: c[0])
@@ -55,7 +53,3 @@ def before_deadline(course: Path, assignment: str) -> BeforeDeadline | None:
                     out.fixed[name].add(who)
     return out
 
-
-def _time(value) -> float:
-    """A journal's time (seconds since the epoch); 0 for anything else (a damaged line)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0

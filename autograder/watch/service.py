@@ -28,6 +28,8 @@ from .config import WatchSettings, watch_settings
 from .duedate import DueDates
 from .grading import DaskGrader, Graded, LocalGrader
 from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, parse_name
+from ..journal.events import Event, Note, Published, Received, Started, Stopped
+from ..journal.events import Graded as GradedEvent
 from ..journal.log import Journal
 from .limits import next_check
 from .pages import MARK, closed_page, feedback_page, limit_page, unknown_notebook_page, when
@@ -157,13 +159,13 @@ class Service:
                               "it is not graded again here: grade it with `python -m autograder check`")
         if self._closed(name, parts, found) or self._over_limit(name, parts, found):
             return
-        self._append({"event": "started", "entry": name, "at": time.time()})
+        self._append(Started(name, at=time.time()))
         self.inflight[name] = (parts, found, time.time())
         try:
             self.grader.submit(name, str(self.s.course.root), self.s.assignment, str(self.s.inbound / name),
                                parts.student, self.s.show == "visible")
         except Stop:
-            self._append({"event": "stopped", "entry": name, "at": time.time()})
+            self._append(Stopped(name, at=time.time()))
             raise
         self._collect()                            # graded here (local): publish before the next one
 
@@ -171,11 +173,10 @@ class Service:
         """The entry's journal state once its secret is its own (journaled as received); None after a note."""
         state = self.journal.state.entries.get(name)
         if state is None or state.received is None:
-            self._append({"event": "received", "entry": name, "student": parts.student,
-                          "assignment": parts.assignment, "secret": found.digest, "received": found.received,
-                          "at": time.time()})
+            self._append(Received(name, student=parts.student, assignment=parts.assignment, secret=found.digest,
+                                  received=found.received, at=time.time()))
             state = self.journal.state.entries[name]
-        elif state.received.get("secret") != found.digest:
+        elif state.received.secret != found.digest:
             self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "
                        "not graded and no page was published")
             return None
@@ -230,19 +231,19 @@ class Service:
             try:
                 write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
             except OSError as exc:                 # a full disk: not the submission's fault; graded again later
-                self._append({"event": "stopped", "entry": name, "at": time.time()})
+                self._append(Stopped(name, at=time.time()))
                 self.retry[name] = time.monotonic() + RETRY_SECONDS
                 self.warn(one_line(f"error: the record of {shown(name)} could not be saved in {self.s.state} "
                                    f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
                 continue
             rec = graded.record
-            self._append({"event": "graded", "entry": name, "student": parts.student, "record": record_file,
-                          "total": rec.total, "max": rec.max_total, "diagnoses": rec.diagnoses,
-                          "review": rec.needs_review, "seconds": round(time.time() - started, 3), "at": time.time()})
+            self._append(GradedEvent(name, student=parts.student, record=record_file, total=rec.total,
+                                     max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
+                                     seconds=round(time.time() - started, 3), at=time.time()))
             self._publish_graded(name, parts, found, graded)
 
-    def _publish_saved(self, name: str, parts, found, event: dict) -> None:
-        path = self.s.state / "records" / str(event.get("record", ""))
+    def _publish_saved(self, name: str, parts, found, event: GradedEvent) -> None:
+        path = self.s.state / "records" / event.record
         try:
             graded = Graded.from_dict(json.loads(path.read_text()))
         except (OSError, ValueError, KeyError, TypeError) as exc:
@@ -271,17 +272,17 @@ class Service:
             self.warn(one_line(f"error: the pages of {shown(name)} could not be written to {self.s.feedback} "
                                f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
             return
-        self._append({"event": "published", "entry": name, "kind": kind, "pages": len(pages) - len(kept),
-                      "kept": len(kept), "at": time.time(), **extra})
+        self._append(Published(name, kind=kind, pages=len(pages) - len(kept), kept=len(kept), at=time.time(),
+                               **extra))
         n = len(pages) - len(kept)
         kept_text = f" ({len(kept)} kept: release_feedback had already put the graded page there)" if kept else ""
         self.say(one_line(f"{when(time.time())} {shown(parts.student)}: {what}; {n} page{'s' * (n != 1)} "
                           f"published{kept_text}"))
 
     def _note(self, name: str, note: str) -> None:
-        self._append({"event": "note", "entry": name, "note": note, "at": time.time()})
+        self._append(Note(name, note=note, at=time.time()))
         self.warn(one_line(f"note: {note}"))
 
-    def _append(self, event: dict) -> None:
+    def _append(self, event: Event) -> None:
         with critical():                           # a stop signal waits until the line is whole
             self.journal.append(event)

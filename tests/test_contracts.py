@@ -1,0 +1,47 @@
+"""The typed contracts at the package's boundaries: each message is one frozen type with one ``to_dict``
+and one ``from_dict``, and what one writes the other reads back the same."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autograder.journal.events import EVENTS, Graded, Note, Published, Received, Started, Stopped, parse_event
+
+JOURNAL_EVENTS = [
+    Received("ada+ch04+1", student="ada", assignment="ch04", secret="d1", received=1.5, at=2.0),
+    Started("ada+ch04+1", at=3.0),
+    Stopped("ada+ch04+1", at=4.0),
+    Graded("ada+ch04+1", student="ada", record="ab.json", total=27.5, max=28, diagnoses=("no-scaling",),
+           review=True, seconds=0.25, at=5.0),
+    Published("ada+ch04+1", kind="feedback", pages=3, kept=1, at=6.0, show="full"),
+    Published("ada+ch04+1", kind="limit", pages=4, at=6.0, next=99.0),
+    Note("ada\udcff+x", note="not graded", at=7.0),
+]
+
+
+@pytest.mark.parametrize("event", JOURNAL_EVENTS, ids=lambda e: e.EVENT)
+def test_a_journal_event_reads_back_as_it_was_written(event):
+    line = json.dumps(event.to_dict(), ensure_ascii=True, allow_nan=False)
+    assert type(event).from_dict(event.to_dict()) == event
+    assert parse_event(json.loads(line)) == event
+    assert next(iter(event.to_dict())) == "event" and EVENTS[event.to_dict()["event"]] is type(event)
+
+
+def test_a_journal_line_is_the_one_the_service_wrote_before():
+    """The same keys, in the same order, as the dicts the service built (an optional field only when set)."""
+    assert list(Published("e", kind="feedback", pages=4, at=1.0).to_dict()) == [
+        "event", "entry", "kind", "pages", "kept", "at"]
+    assert list(Published("e", kind="limit", next=2.0).to_dict())[-1] == "next"
+    assert list(JOURNAL_EVENTS[3].to_dict()) == ["event", "entry", "student", "record", "total", "max",
+                                                 "diagnoses", "review", "seconds", "at"]
+    assert JOURNAL_EVENTS[3].to_dict()["diagnoses"] == ["no-scaling"]
+
+
+def test_a_damaged_journal_line_is_no_event_or_reads_as_the_defaults():
+    assert parse_event({"event": "graded", "entry": 5}) is None           # an entry that is not a name
+    assert parse_event({"event": "exploded", "entry": "e"}) is None
+    assert parse_event(["event", "graded"]) is None
+    odd = parse_event({"event": "graded", "entry": "e", "at": "soon", "diagnoses": "abc", "total": True})
+    assert odd == Graded("e", at=0, diagnoses=(), total=0)
+    assert parse_event({"event": "received", "entry": "e"}) == Received("e")     # an older, shorter line
