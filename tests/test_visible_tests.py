@@ -182,10 +182,25 @@ def test_correct_fixtures_pass_and_mistakes_are_caught_somewhere():
     assert all(_expected_fixture(f) for f in FIXTURES if f not in correct)
 
 
+# Realisations added to a family for the diagnosis (issue 28: a fixed axis=0 or axis=1, another maximum before a
+# whole-array sum, a log-sum-exp without the max, another shift than the max, a 0/1 mask multiplied after the
+# shift): the visible tests were written for each family's first realisations and are kept as they are, so what
+# they catch is unchanged; these are measured by the diagnosis corpus (tests/fixtures/diagnosis/) instead.
+DIAGNOSIS_ONLY = {("over", 0), ("over", 1), ("peak", -1), ("peak", 0), ("peak", "given"), ("peak", "last"),
+                  ("stable", "lse"), ("stable", "mean"), ("stable", "min"), ("mask", "multiplicative_shifted")}
+
+
 def _entries():
-    """Every catalogue entry, then every compound of two the diagnosis can name."""
+    """Every catalogue entry, then every compound of two the diagnosis can name (less DIAGNOSIS_ONLY)."""
     functions = sorted({e.function for e in CATALOGUE})
-    return [*CATALOGUE, *(c for fn in functions for c in compounds_for(fn))]
+    every = [*CATALOGUE, *(c for fn in functions for c in compounds_for(fn))]
+    return [e for e in every if not set(e.knobs.items()) & DIAGNOSIS_ONLY]
+
+
+def test_diagnosis_only_realisations_are_in_the_catalogue():
+    """Each realisation kept out of the visible-test check above is a real entry (a stale key would hide one)."""
+    turned = {item for e in CATALOGUE for item in e.knobs.items()}
+    assert DIAGNOSIS_ONLY <= turned
 
 
 ENTRIES = _entries()

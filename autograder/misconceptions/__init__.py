@@ -16,11 +16,13 @@ from __future__ import annotations
 import functools
 import itertools
 
+import numpy as np
+
 from .entry import Misconception
 
 COMPOUND = "+"
 # the pipeline's knobs in the order their stages run: a compound names its mistakes in this order
-KNOB_ORDER = ("scale", "mask", "axis", "over", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
+KNOB_ORDER = ("scale", "mask", "axis", "over", "peak", "stable", "ret", "power", "widen", "dtype", "unit", "shift")
 MAX_TRIPLES = 64         # a bound on the triples tried for one function (a test checks it holds)
 
 
@@ -40,17 +42,29 @@ def entries_for(function: str) -> list[Misconception]:
 @functools.cache
 def compounds_for(function: str, size: int = 2) -> tuple[Misconception, ...]:
     """Every ``size`` entries of this function that turn different knobs, each as one compound entry."""
+    from .families import composed
     from .pipeline import variant
     found = []
-    for group in itertools.combinations([m for m in entries_for(function) if m.knobs], size):
+    for group in itertools.combinations([m for m in _members(function, size) if m.knobs], size):
         knobs = [k for m in group for k in m.knobs]
         if len(set(knobs)) < len(knobs) or len({m.id for m in group}) < size:
             continue
         parts = tuple(sorted(group, key=_stage))
         merged = {k: v for m in parts for k, v in m.knobs.items()}
         found.append(Misconception(COMPOUND.join(m.id for m in parts), function, variant(function, merged),
-                                   " ".join(m.advice for m in parts), merged, parts))
+                                   " ".join(m.advice for m in parts), merged, parts,
+                                   view=composed(m.view for m in parts)))
     return tuple(found)
+
+
+def _members(function: str, size: int) -> list[Misconception]:
+    """The entries a compound of ``size`` is made of: every realisation in a pair, the first of each family
+    in a triple (so the bounded triples stay those of one realisation each)."""
+    entries = entries_for(function)
+    if size < 3:
+        return entries
+    seen: set[str] = set()
+    return [m for m in entries if not (m.id in seen or seen.add(m.id))]
 
 
 def tiers(function: str) -> tuple[tuple[Misconception, ...], ...]:
@@ -76,6 +90,22 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
                         and _identifiable(entry, evidence):
                     return entry
     return None
+
+
+def diagnose_square(function: str, args: tuple, probe) -> Misconception | None:
+    """For an attention function that raised on these inputs (n_q != n_k): the entry proven on square inputs
+    built like them (n_k = n_q), where it runs, else None; exercise 2's square causal mask copied into
+    cross-attention only broadcasts there."""
+    from .probes import seeded
+    Q, K, V = (np.asarray(a) for a in args)
+    if Q.ndim != 2 or K.ndim != 2 or V.ndim != 2 or len(Q) == len(K) or probe is None:
+        return None
+    rng = seeded(args)
+    square = (rng.normal(0, 1, Q.shape), rng.normal(0, 1, (len(Q), K.shape[1])), rng.normal(0, 1, (len(Q), V.shape[1])))
+    value = probe([square])[0]
+    if isinstance(value, Exception):
+        return None
+    return diagnose(function, square, value, probe)
 
 
 def _identifiable(entry: Misconception, evidence) -> bool:

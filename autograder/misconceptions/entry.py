@@ -23,6 +23,8 @@ class Misconception:
     constant: Callable | None = None   # for a count: which constant c may stand in (c * this variant still shows it)
     written_in: Callable | None = None  # which constants a student may have written where this entry drops an
                                         # argument (so a compound's other part is not proven by that constant)
+    view: Callable | None = None  # view(args, value) -> the part of a value the family fixes: applied to the
+                                  # student's value and the variant's alike (``families.py``)
 
     @property
     def sentence(self) -> str:
@@ -34,8 +36,8 @@ class Misconception:
 
 
 def knobbed(mid: str, function: str, knobs: dict, advice: str, *, constant: Callable | None = None,
-            written_in: Callable | None = None) -> Misconception:
+            written_in: Callable | None = None, view: Callable | None = None) -> Misconception:
     """An entry that is the exercise's pipeline with ``knobs`` turned."""
     from .pipeline import variant
     return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), constant=constant,
-                         written_in=written_in or constant)
+                         written_in=written_in or constant, view=view)

@@ -17,16 +17,32 @@ SCALES = {
 }
 
 
-def softmax(s, axis=-1, stable=True):
-    e = np.exp(s - s.max(axis=axis, keepdims=True)) if stable else np.exp(s)
+SHIFTS = {"mean": np.mean, "min": np.min}
+
+
+def softmax(s, axis=-1, stable=True, peak="same", keep=None):
+    """exp(s - a maximum) / its sum along ``axis`` (None: the whole array). ``stable``: True (a maximum
+    subtracted), False (none), "lse" (exp(s - log(sum(exp(s)))), a log-sum-exp without the max), "mean" or
+    "min" (another shift, which overflows as none does); ``peak``:
+    which maximum, "same" (along ``axis``) or another axis; ``keep``: a 0/1 mask multiplied into the shifted
+    scores."""
+    if stable == "lse":
+        return np.exp(s - np.log(np.exp(s).sum(axis=axis, keepdims=True)))
+    if stable in SHIFTS:                              # a shift that is not the maximum: exp() still overflows
+        shifted = s - SHIFTS[stable](s, axis=axis, keepdims=True)
+    else:
+        shifted = s - s.max(axis=axis if peak == "same" else peak, keepdims=True) if stable else s
+    e = np.exp(shifted if keep is None else shifted * keep)
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def softmax_of(x, axis=-1, *, over="given", stable=True):
-    """The exercise's softmax(x, axis) with its knobs: over the axis given, the "last" axis whatever is
-    given, or None (the whole array); with or without the maximum subtracted."""
+def softmax_of(x, axis=-1, *, over="given", stable=True, peak="same"):
+    """The exercise's softmax(x, axis) with its knobs: over the axis given, the "last" axis or another fixed
+    axis whatever is given, or None (the whole array); with or without a maximum subtracted, and which one
+    ("same", "given" or "last")."""
     x = np.asarray(x, dtype=float)
-    return softmax(x, {"given": axis, "last": -1, None: None}[over], stable)
+    axes = {"given": axis, "last": -1, None: None}
+    return softmax(x, axes.get(over, over), stable, axes.get(peak, peak))
 
 
 def _hidden(kind: str, n_q: int, n_k: int) -> np.ndarray:
@@ -47,9 +63,10 @@ def _scores(Q, K, V, scale, mask):
     return s
 
 
-def attend(Q, K, V, *, scale="sqrt_dk", mask=None, axis=-1, stable=True, ret="pair"):
+def attend(Q, K, V, *, scale="sqrt_dk", mask=None, axis=-1, stable=True, peak="same", ret="pair"):
     """One (output, weights) attention with its knobs; the defaults are the right answer."""
-    w = softmax(_scores(Q, K, V, scale, mask), axis, stable)               # (n_q, n_k)
+    keep = np.tril(np.ones((len(Q), len(K)))) if mask == "multiplicative_shifted" else None
+    w = softmax(_scores(Q, K, V, scale, mask), axis, stable, peak, keep)   # (n_q, n_k)
     if mask == "after_zero":
         w = w * np.tril(np.ones(w.shape))
     elif mask == "after_add":

@@ -44,11 +44,12 @@ class Evidence:
 
     def proves(self, entry, constant=None) -> bool:
         """Does ``entry`` reproduce every value (times one factor that ``constant`` allows, when given)?"""
+        view = entry.view or _whole
         own = _run(entry.impl, self.args)
         factor = _factor(self.value, own) if constant else 1.0
         if constant and (factor is None or not constant(factor)):
             return False
-        if own is None or factor is None or not agree(self.value, _times(own, factor), self.rtol):
+        if own is None or factor is None or not self._agree(view, self.args, self.value, _times(own, factor)):
             return False
         answers = self._answers()
         if answers is None:
@@ -56,11 +57,15 @@ class Evidence:
         evidence = 0
         for k, (args, answer) in enumerate(zip(self.inputs, answers)):
             said = _run(entry.impl, args)
-            if said is None or not agree(answer, _times(said, factor), self.rtol):
+            if said is None or not self._agree(view, args, answer, _times(said, factor)):
                 return False
             right = self._reference(k, args)
-            evidence += right is not None and not agree(_times(said, factor), right, self.rtol)
+            evidence += right is not None and not self._agree(view, args, _times(said, factor), right)
         return evidence >= MIN_EVIDENCE
+
+    def _agree(self, view, args, got, want) -> bool:
+        """The two values agree on what the entry's family fixes (``families.py``)."""
+        return agree(view(args, got), view(args, want), self.rtol)
 
     def _reference(self, k: int, args: tuple):
         if k not in self._right:
@@ -76,6 +81,10 @@ class Evidence:
             ok = answers is not None and not any(isinstance(a, Exception) for a in answers)
             self.answers = list(answers) if ok else None
         return self.answers
+
+
+def _whole(args, value):
+    return value
 
 
 def _factor(value, own) -> float | None:
