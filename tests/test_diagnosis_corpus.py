@@ -248,12 +248,13 @@ def test_the_sandbox_gives_the_same_verdict(server, tmp_path, case):
     (lambda x: np.exp(x / 2) / np.exp(x / 2).sum(-1, keepdims=True), "scale", "a softmax of x times 0.5"),
     (lambda x: x ** 2 / (x ** 2).sum(-1, keepdims=True), "scores", "not exponentials of the input"),
     (lambda x: np.exp(x) / 3.0, "softmax", "sum to values from"),
-    (lambda x: np.exp(x * 1e4), "softmax", "NaN or inf"),
+    (lambda x: np.exp(x * 1e4), "softmax", "finite values for the same input a hundred times smaller: exp() overflowed"),
+    (lambda x: np.exp(x) * np.nan, "nan", "also for the same input a hundred times smaller, so it is not exp() overflowing"),
 ])
 def test_an_uncatalogued_softmax_is_localised(fn, stage, words):
     x = np.random.default_rng(4).normal(size=(3, 5))
     with np.errstate(all="ignore"):
-        where = localise("softmax", (x,), fn(x))
+        where = localise("softmax", (x,), fn(x), _probe("softmax", fn))
     assert where.stage == stage and words in where.sentence
     right = np.exp(x) / np.exp(x).sum(-1, keepdims=True)
     assert localise("softmax", (x,), right) is None and localise("softmax", (x, 0), right) is not None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..tolerance import ATOL, RTOL
+from .competing import explain
 from .counts import localise_count
 from .maskshape import localise_mask
 from .probes import COUNTS
@@ -64,16 +65,19 @@ def localise(function: str, args: tuple, value, probe=None) -> Localisation | No
     if function == "causal_mask":
         return localise_mask(probe)
     if function == "softmax":
-        return localise_softmax(args, value)
+        return localise_softmax(args, value, probe)
     if function not in FUNCTIONS or not isinstance(value, tuple) or len(value) != 2:
         return None
     Q, K, V = args
-    laid = _laid_out(*(np.asarray(v, dtype=float) for v in value), len(Q), len(K), V.shape[1])
+    laid = _laid_out(*(np.asarray(v, dtype=float) for v in value), len(Q), np.asarray(V, dtype=float))
     if laid is None:
         return None                                   # the check's message already names the shapes
     out, w, view = laid
     allowed = np.tril(np.ones(w.shape, dtype=bool)) if function == "causal_attention" else np.ones(w.shape, bool)
     with np.errstate(all="ignore"):                   # log(0) and inf - inf are read as what they are
+        settled = explain(function, args, out, w, view, probe)
+        if settled is not None:
+            return Localisation(settled.stage, view.told(settled.sentence))
         stages = (_normalisation(w, view), _mask(w, allowed, view), _scale(Q, K, w, allowed), _output(out, w, V))
     for stage in stages:
         if stage is not None:
@@ -84,9 +88,20 @@ def localise(function: str, args: tuple, value, probe=None) -> Localisation | No
     return None
 
 
-def _laid_out(out, w, n_q, n_k, d_v):
+def _transposed_square(out, w, V) -> bool:
+    """Square weights whose transpose gives the output (output == weights^T @ V, not weights @ V): returned
+    transposed (a softmax over the queries would give output == weights @ V)."""
+    if w.shape[0] != w.shape[1] or out.shape != (len(w), V.shape[1]) or not np.all(np.isfinite(w)):
+        return False
+    return np.allclose(out, w.T @ V, rtol=RTOL, atol=ATOL) and not np.allclose(out, w @ V, rtol=RTOL, atol=ATOL)
+
+
+def _laid_out(out, w, n_q, V):
     """(output, weights) the right way round, and how the student laid them out; None if unrecognisable."""
+    n_k, d_v = V.shape
     for first, second, swapped in ((out, w, False), (w, out, True)):
+        if second.shape == (n_q, n_k) and _transposed_square(first, second, V):
+            return first, second.T, View(True, swapped, second.shape)
         if second.shape == (n_q, n_k):
             return first, second, View(False, swapped, second.shape)
         if n_q != n_k and second.shape == (n_k, n_q) and first.shape == (n_q, d_v):

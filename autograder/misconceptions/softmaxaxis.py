@@ -15,7 +15,7 @@ from .stages import Localisation
 TOLERANCE = 1e-4
 
 
-def localise_softmax(args: tuple, value) -> Localisation | None:
+def localise_softmax(args: tuple, value, probe=None) -> Localisation | None:
     x = np.asarray(args[0], dtype=float)
     axis = args[1] if len(args) > 1 else -1
     out = np.asarray(value, dtype=float)
@@ -24,8 +24,7 @@ def localise_softmax(args: tuple, value) -> Localisation | None:
     asked = axis % x.ndim
     with np.errstate(all="ignore"):
         if not np.all(np.isfinite(out)):
-            return Localisation("softmax", f"Your softmax returns NaN or inf for inputs up to {np.abs(x).max():.3g}: "
-                                "exp() overflowed; subtract the maximum along the axis before exponentiating.")
+            return _not_finite(x, args, out, probe)
         if np.any(out < 0):
             return Localisation("softmax", f"Your softmax returns negative values ({out.min():.3g}); exponentials "
                                 "divided by their sum lie between 0 and 1.")
@@ -33,6 +32,20 @@ def localise_softmax(args: tuple, value) -> Localisation | None:
         if asked not in summing:
             return _normalised_elsewhere(out, asked, summing)
         return _values(x, out, asked)
+
+
+def _not_finite(x, args, out, probe) -> Localisation:
+    """NaN or inf: an overflow only when the same input a hundred times smaller gives finite values."""
+    what = "NaN" if np.isnan(out).any() else "inf"
+    observed = f"Your softmax returns {what} for inputs up to {np.abs(x).max():.3g}"
+    smaller = probe([(x / 100, *args[1:])])[0] if probe is not None else None
+    if smaller is None or isinstance(smaller, Exception):
+        return Localisation("nan", f"{observed}: find where it first appears (np.isnan, np.isinf).")
+    if np.all(np.isfinite(np.asarray(smaller, dtype=float))):
+        return Localisation("softmax", f"{observed}, and finite values for the same input a hundred times smaller: "
+                            "exp() overflowed; subtract the maximum along the axis before exponentiating.")
+    return Localisation("nan", f"{observed}, also for the same input a hundred times smaller, so it is not exp() "
+                        "overflowing: look for 0/0 or inf - inf (np.isnan, np.isinf).")
 
 
 def _normalised_elsewhere(out, asked: int, summing: list[int]) -> Localisation:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STAGES = ("softmax-axis", "softmax", "mask", "scale", "scores", "output", "layout",
+STAGES = ("nan", "state", "softmax-axis", "softmax", "mask", "scale", "scores", "output", "layout",
           "n", "d_model", "dtype_bytes", "expansion", "unit", "count-dtype")
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from ..student import StudentError, call, to_pair
 from ...tolerance import close, tolerance
-from ._base import fail, mismatch, normal, ok, pick_sizes
+from ...misconceptions import diagnose_square
+from ._base import Probe, fail, mismatch, nan_first, normal, ok, pick_sizes
 from ._state import attends, mutation_problem, nothing_computed, repeat, state_problem
 
 
@@ -36,7 +37,12 @@ def run(student, name, Q, K, V):
     except StudentError as exc:
         if exc.raised in (None, "NotImplementedError"):
             raise
-        raise StudentError(f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)}", exc.diagnosis, exc.raised) from None
+        said = f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)}"
+        entry = diagnose_square(name, (Q, K, V), Probe(student, name))
+        if entry is None:
+            raise StudentError(said, exc.diagnosis, exc.raised) from None
+        raise StudentError(f"{said} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id,
+                           exc.raised) from None
 
 
 def shapes(student, name, Q, K, V):
@@ -57,7 +63,7 @@ def matches(student, name, reference, Q, K, V, rng):
     want, want_second = reference(Q, K, V), reference(*second)
     problem = state_problem(name, r, want, want_second, "Q, K and V", "output and weights")
     if problem:
-        return fail(problem, student_weights=_plot(r.first[1]))
+        return _nan(student, name, (Q, K, V), r.first) or fail(problem, student_weights=_plot(r.first[1]))
     for args, (out, w), (want_out, want_w) in (((Q, K, V), r.first, want), (second, r.second, want_second)):
         if not (close(w, want_w) and close(out, want_out)):
             what = "weights differ" if not close(w, want_w) else "output differs"
@@ -98,7 +104,12 @@ def computes_nothing(student, name, reference, case, pair, rng, judged: str, *, 
     else the failure that says it does not, before any property is judged on it."""
     if attends(student, name, reference, case, pair, part, rng, run, square=square):
         return None
-    return fail(nothing_computed(name, ("output", "weights")[part], judged), student_weights=_plot(pair[1]))
+    return _nan(student, name, case, pair) or fail(nothing_computed(name, ("output", "weights")[part], judged),
+                                                  student_weights=_plot(pair[1]))
+
+
+def _nan(student, name, case, pair):
+    return nan_first(student, name, case, pair, {"weights": pair[1], "output": pair[0]})
 
 
 def _query_rows(w, n_q, n_k, what):
@@ -141,13 +152,17 @@ def stable(student, name, reference, Q, K, V, rng, factor=300.0, *, square: bool
     finite = bool(np.all(np.isfinite(out)) and np.all(np.isfinite(w)))
     if finite and _right(reference, (out, w), Q * factor, K * factor, V):
         return ok()
-    ordinary = run(student, name, Q, K, V) if finite else None
+    ordinary = run(student, name, Q, K, V)
+    if not finite and any(np.isnan(a).any() for a in ordinary):              # NaN on ordinary inputs too
+        return computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square) \
+            or ok("ok (NaN on ordinary inputs too: the value and row checks charge it)")
     if finite and not _right(reference, ordinary, Q, K, V):
         nothing = computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square)
         return nothing or ok("ok (the values are charged by the value check)")
     what = "gives NaN or inf: exp() overflows" if not finite else "gives wrong values"
+    though = ", although it is right on ordinary inputs" if _right(reference, ordinary, Q, K, V) else ""
     return mismatch(student, name, (Q * factor, K * factor, V), (out, w),
-                    f"With scores in the thousands the function {what}, although it is right on ordinary inputs.")
+                    f"With scores in the thousands the function {what}{though}.")
 
 
 def _right(reference, pair, Q, K, V) -> bool:

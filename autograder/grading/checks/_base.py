@@ -7,6 +7,7 @@ import numpy as np
 
 from ...misconceptions import diagnose
 from ...misconceptions.localise import localise
+from ...misconceptions.nan import nan_sentence
 from ..student import StudentError, call, call_all, to_array, to_pair
 
 
@@ -39,6 +40,17 @@ def mismatch(student, function: str, args: tuple, student_value, message: str, *
             return fail(message, **details)
         return Outcome(False, f"{message} {where.sentence}", stage=where.stage, details=_listify(details))
     return Outcome(False, f"{message} {entry.sentence}", diagnosis=entry.id, details=_listify(details))
+
+
+def nan_first(student, function: str, args: tuple, value, parts: dict) -> Outcome | None:
+    """Where the result is NaN (``parts``: what to call each array), and what the student's outputs show of its
+    cause, in place of a state, constant or "computes nothing" judgement that NaN fools (NaN everywhere is the
+    same for every input); None when there is no NaN."""
+    said = nan_sentence(function, parts)
+    if said is None:
+        return None
+    told = mismatch(student, function, args, value, f"`{function}` returns NaN.")
+    return told if told.diagnosis or told.stage else fail(said)
 
 
 class Probe:

@@ -11,7 +11,7 @@ import solutions as S
 
 from ..student import StudentError, call, to_array
 from ...tolerance import close, same_values
-from ._base import fail, mismatch, normal, ok
+from ._base import fail, mismatch, nan_first, normal, ok
 from ._state import mutation_problem, repeat, state_problem
 
 
@@ -52,7 +52,7 @@ def rows_sum_to_one(student, rng):
                         "it should keep the input's shape.")
     problem = state_problem("softmax", r, S.softmax(x), S.softmax(x2), "x", "values")
     if problem:
-        return fail(problem)
+        return nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or fail(problem)
     for arg, got in ((x, r.first), (x2, r.second)):
         if not close(got, S.softmax(arg)):
             return mismatch(student, "softmax", (arg,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
@@ -70,7 +70,8 @@ def _nothing(student, rng, x, got, judged: str, **kwargs):
     one = _run(student, fresh, **kwargs)
     if close(one, S.softmax(fresh, **kwargs)) or not same_values(one, _run(student, fresh + normal(rng, *fresh.shape), **kwargs)):
         return None
-    return fail(f"`softmax` returns the same values for different inputs (two calls with other values of the same, "
+    args = (x, kwargs["axis"]) if "axis" in kwargs else (x,)
+    return nan_first(student, "softmax", args, got, {"values": got}) or fail(f"`softmax` returns the same values for different inputs (two calls with other values of the same, "
                 f"fresh shape): it does not compute them from x, so this check ({judged}) earns nothing. Compute "
                 "exp(x - max) / sum(exp(x - max)) along `axis`.")
 
