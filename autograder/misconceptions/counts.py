@@ -10,6 +10,8 @@ named. Anything less consistent is left unnamed.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 import solutions
@@ -26,6 +28,10 @@ BASES = 3
 UNITS = ((1e-3, "1000", "kB"), (1 / 1024, "1024", "KiB"), (1e-6, "10**6", "MB"), (2 ** -20, "2**20", "MiB"),
          (1e-9, "10**9", "GB"), (2 ** -30, "2**30", "GiB"), (8, "8", "bits"))
 TOLERANCE = 1e-3        # floor division and off-by-ones in a count of thousands stay well inside this
+DIGITS = 4              # significant digits wanted of every answer: a coarser display is read at larger sizes
+MIN_DIGITS = 2.5        # fewer than this even at larger sizes: too coarse to read any ratio
+MAX_TIMES = 4096        # how much larger n may be made for that
+ROUNDINGS = (("rounded", np.round), ("rounded up", np.ceil), ("rounded down", np.floor))
 WHAT = {"attention_memory_bytes": "the attention matrix's count", "ffn_memory_bytes": "the FFN count",
         "crossover_length": "the crossover"}
 
@@ -33,23 +39,130 @@ WHAT = {"attention_memory_bytes": "the attention matrix's count", "ffn_memory_by
 def localise_count(function: str, args: tuple, value, probe) -> Localisation | None:
     if probe is None:
         return None
-    bases = _bases(function, args)
     names = ARGUMENTS[function]
-    asked = bases + [_doubled(base, k) for base in bases for k in range(len(names))]
-    answers = probe(asked)
-    if any(isinstance(a, Exception) or np.shape(a) != () for a in answers):
-        return None                                   # a failed call or not one number: nothing to read
-    got = [float(a) for a in answers]
-    right = [float(getattr(solutions, function)(*a)) for a in asked]
-    at_base, grown = got[:BASES], np.reshape(got[BASES:], (BASES, len(names)))
-    right_base, right_grown = right[:BASES], np.reshape(right[BASES:], (BASES, len(names)))
+    bases = _bases(function, args)
+    read = _read(function, probe, bases, names)
+    for _ in range(2):                                # display rounding: read again at larger sizes
+        if read is None or function == "crossover_length" or read.digits >= DIGITS:
+            break
+        bases = _finer(function, bases, read.digits)
+        read = _read(function, probe, bases, names)
+    if read is None or read.digits < MIN_DIGITS:
+        return None                                   # a failed call, not one number, or too coarse to read
     for k, name in enumerate(names):
-        ratio = _consistent([g / b if b else np.nan for g, b in zip(grown[:, k], at_base)])
-        want = right_grown[0, k] / right_base[0]
-        if ratio is not None and not _near(ratio, want):
+        ratio = _consistent(read.ratios(k), read.tolerance)
+        want = read.right_grown[0, k, 0] / read.right_base[0]
+        if ratio is not None and not _near(ratio, want, read.tolerance):
             return Localisation(name, f"Doubling {name} multiplies your {_noun(function)} by {ratio:.4g}, but "
                                 f"it should multiply it by {want:.4g}: check how {name} enters the count.")
-    return _constant_factor(function, at_base, right_base)
+        if ratio is None:
+            affine = _affine(function, read, k, name)
+            if affine is not None:
+                return affine
+    return _constant_factor(function, list(read.base), list(read.right_base)) or _rounded_unit(function, read)
+
+
+@dataclass
+class _Reading:
+    """The student's counts and the right ones at each base point, and with each argument doubled and tripled;
+    ``digits``: the fewest significant digits any of the student's answers shows (display rounding)."""
+    base: np.ndarray                 # (BASES,)
+    grown: np.ndarray                # (BASES, arguments, 2): doubled, tripled
+    right_base: np.ndarray
+    right_grown: np.ndarray
+    ulp: np.ndarray                  # a unit in the last place of each answer, base and grown alike
+    digits: float
+
+    @property
+    def tolerance(self) -> float:
+        """The relative tolerance of a ratio of two answers: the rounding of each, and floor division."""
+        return TOLERANCE + 2 * 10.0 ** -self.digits
+
+    def ratios(self, k: int) -> list[float]:
+        return [g / b if b else np.nan for g, b in zip(self.grown[:, k, 0], self.base)]
+
+
+def _read(function, probe, bases, names) -> _Reading | None:
+    asked = bases + [_grown(base, k, m) for base in bases for k in range(len(names)) for m in (2, 3)]
+    answers = probe(asked)
+    if any(isinstance(a, Exception) or np.shape(a) != () for a in answers):
+        return None
+    got = np.array([float(a) for a in answers])
+    right = np.array([float(getattr(solutions, function)(*a)) for a in asked])
+    if not np.all(np.isfinite(got)):
+        return None
+    ulp = np.array([_ulp(g) for g in got])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shown = np.where(ulp > 0, np.abs(got) / np.where(ulp > 0, ulp, 1), np.inf)
+    digits = float(np.log10(shown.min())) if np.all(got != 0) else 0.0
+    shape = (len(bases), len(names), 2)
+    return _Reading(got[:len(bases)], got[len(bases):].reshape(shape), right[:len(bases)],
+                    right[len(bases):].reshape(shape), ulp, digits)
+
+
+def _ulp(v: float) -> float:
+    """A unit in the last decimal place the answer shows (0.01 for 0.54, 1 for 536870912 and for 17000: a whole
+    number is read to the unit, and a coarse one is read at larger sizes); 0 when it shows more than 12
+    decimals (computed, not rounded for display)."""
+    for k in range(13):
+        scaled = v * 10.0 ** k
+        if abs(scaled - round(scaled)) <= 1e-9 * max(1.0, abs(scaled)):
+            return 10.0 ** -k
+    return 0.0
+
+
+def _finer(function: str, bases: list[tuple], digits: float) -> list[tuple]:
+    """The bases with n (and the FFN's d_model) larger, so an answer rounded for display shows ``DIGITS`` digits."""
+    times = min(int(np.ceil(np.sqrt(10.0 ** (DIGITS - max(digits, 0.0))))), MAX_TIMES)   # the count grows as its square
+    if function == "attention_memory_bytes":
+        return [(n * times, *rest) for n, *rest in bases]
+    return [(n * times, d * times, *rest) for n, d, *rest in bases]
+
+
+def _affine(function: str, read: _Reading, k: int, name: str) -> Localisation | None:
+    """The count is affine in argument ``k`` (equal steps as it doubles and triples) with a part that does not
+    grow with it, where the right count is proportional to it: an additive term, such as (1 + expansion)."""
+    g1, g2, g3 = read.base, read.grown[:, k, 0], read.grown[:, k, 1]
+    r1, r2, r3 = read.right_base, read.right_grown[:, k, 0], read.right_grown[:, k, 1]
+    slack = read.tolerance * np.maximum(np.abs(g3), 1.0)
+    steps = g2 - g1
+    right_steps = r2 - r1
+    if not (np.allclose(r3 - r2, right_steps) and np.allclose(r1, right_steps)):
+        return None                                   # the right count is not proportional to this argument
+    if not np.all(np.abs((g3 - g2) - steps) <= slack) or np.any(steps == 0):
+        return None
+    rest = g1 - steps                                 # the part that does not grow with the argument
+    if not np.all(np.abs(rest) > slack):
+        return None
+    share = rest / g1
+    return Localisation(name, f"Your {_noun(function)} grows by equal steps as {name} doubles and triples, but part of "
+                        f"it ({share[0]:.0%} at the first input tried) does not grow with {name} at all; the count "
+                        f"is proportional to {name}: check how {name} enters the count (an added term, such as "
+                        f"1 + {name}?).")
+
+
+def _rounded_unit(function: str, read: _Reading) -> Localisation | None:
+    """Every answer is the exact count in a unit, rounded (round, floor or ceil) to the places it shows."""
+    if function == "crossover_length" or not np.all(read.ulp > 0):
+        return None
+    got = np.concatenate([read.base, read.grown.ravel()])
+    right = np.concatenate([read.right_base, read.right_grown.ravel()])
+    for ratio, shown, unit in UNITS:
+        for how, rounding in ROUNDINGS:
+            if all(_exactly(g, rounding(r * ratio / u) * u) for g, r, u in zip(got, right, read.ulp)):
+                places = _places(read.ulp)
+                return Localisation("unit", f"Your {_noun(function)} is the right number of bytes "
+                                    f"{'times' if ratio > 1 else 'divided by'} {shown} and {how} {places} on every "
+                                    f"input tried, a count in {unit} as shown for reading: return the number of "
+                                    "bytes itself (an integer), with no unit or rounding.")
+    return None
+
+
+def _places(ulp) -> str:
+    finest = float(np.min(ulp))
+    if finest >= 1:
+        return "to a whole number" if finest == 1 else f"to a multiple of {finest:g}"
+    return f"to {int(round(-np.log10(finest)))} decimals"
 
 
 def _constant_factor(function: str, got: list[float], right: list[float]) -> Localisation | None:
@@ -96,17 +209,17 @@ def _bases(function: str, args: tuple) -> list[tuple]:
     return out
 
 
-def _doubled(base: tuple, k: int) -> tuple:
-    return tuple(v * 2 if i == k else v for i, v in enumerate(base))
+def _grown(base: tuple, k: int, times: int) -> tuple:
+    return tuple(v * times if i == k else v for i, v in enumerate(base))
 
 
-def _consistent(values) -> float | None:
+def _consistent(values, tolerance: float = TOLERANCE) -> float | None:
     """The common value, when every value is finite and they agree; else None."""
     arr = np.asarray(values, dtype=float)
-    if not np.all(np.isfinite(arr)) or not np.allclose(arr, arr[0], rtol=TOLERANCE, atol=0):
+    if not np.all(np.isfinite(arr)) or not np.allclose(arr, arr[0], rtol=tolerance, atol=0):
         return None
     return float(arr[0])
 
 
-def _near(a: float, b: float) -> bool:
-    return abs(a - b) <= TOLERANCE * abs(b)
+def _near(a: float, b: float, tolerance: float = TOLERANCE) -> bool:
+    return abs(a - b) <= tolerance * abs(b)
