@@ -1,18 +1,29 @@
-"""The misconception diagnosis measured as a classifier (a script, not a test).
+"""The misconception diagnosis measured as a classifier, on what it was tuned on and on what it was not
+(a script, not a test).
 
-    .venv/bin/python benchmarks/diagnosis_quality.py [--runs 3] [--seed N]
+    .venv/bin/python benchmarks/diagnosis_quality.py [--runs 3] [--seed N] [--part development|heldout|both]
 
-Grades every case of the labelled corpus (tests/fixtures/diagnosis/) in-process, once per run, each
-run as a fresh student (a new student id, so new random inputs and new probes), and prints:
-precision and recall per misconception id (a compound's parts count for each id), a table per
-label group (single ids, compounds, triples, uncatalogued 'localised', 'unnamed', 'correct'), and
-overall precision (the share of names given that name only what the student wrote), named recall
-and named-or-localised recall over the mistakes. Targets: precision 1.0 on any seed, named-or-
-localised recall >= 0.95, correct code never diagnosed. Exits 1 when a target is missed.
+Grades every case of each part of the labelled corpus in-process, once per run, each run as a fresh
+student (a new student id, so new random inputs and new probes): the development part
+(tests/fixtures/diagnosis/, what the diagnosis may be tuned on) and the held-out part
+(tests/fixtures/diagnosis_heldout/, written blind to the catalogue's variants and the diagnosis code).
+For each part it prints, per misconception id (a compound's parts count for each id): precision (of
+the cases it was named in, those that wrote it), named recall and localised recall (named, or a stage
+localised without a wrong name) over the cases labelled with it; a table per label group; and overall
+precision, named recall (over the cases labelled with an id), localised recall (over every mistake),
+wrong full marks (a mistake that kept every point) and correct code that lost a point or was
+diagnosed. Then the points earned by the do-nothing code of the implementation corpus
+(tests/fixtures/impl/nothing_*.py: random, echo, identity, uniform, zeros, where present).
+
+Targets on the held-out part: precision 1.0, named recall >= 0.95, localised recall >= 0.95, no
+wrong full marks, correct code always full marks; do-nothing code at most the shape points. Exits 1
+when precision, wrong full marks or correct code miss their target on either part.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import secrets
 import sys
 import time
@@ -21,44 +32,90 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from diagnosis_corpus import cases, score  # noqa: E402
+from diagnosis_corpus import PARTS, cases, score  # noqa: E402
+
+SHAPE_CHECKS = ("shapes", "shape_and_dtype")      # what do-nothing code may earn: these checks' points
+CELL_FUNCTIONS = {"ex1_softmax": ("softmax",), "ex1_attention": ("scaled_dot_product_attention",),
+                  "ex2_mask": ("causal_mask",), "ex2_causal": ("causal_attention",),
+                  "ex3_memory": ("attention_memory_bytes", "ffn_memory_bytes"), "ex3_crossover": ("crossover_length",),
+                  "ex4_cross": ("cross_attention",)}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="fresh students (seeds) to grade the corpus as")
     parser.add_argument("--seed", help="a fixed student id prefix instead of a fresh random one")
+    parser.add_argument("--part", choices=(*PARTS, "both"), default="both")
     args = parser.parse_args(argv)
     prefix = args.seed or secrets.token_hex(4)
     students = [f"bench-{prefix}-{i}" for i in range(args.runs)]
-    corpus = cases()
+    ok = True
+    for part in PARTS if args.part == "both" else (args.part,):
+        ok &= _report(part, students)
+    _do_nothing(students[0])
+    return 0 if ok else 1
+
+
+def _report(part: str, students: list[str]) -> bool:
+    corpus = cases(part)
+    if not corpus:
+        print(f"== {part}: no cases (tests/fixtures/{PARTS[part]}/ is not there)\n")
+        return True
     started = time.perf_counter()
     scores = score(students, corpus)
     seconds = time.perf_counter() - started
-    print(f"corpus: {len(corpus)} cases x {len(students)} fresh students ({', '.join(students)}), "
+    print(f"== {part} part: {len(corpus)} cases x {len(students)} fresh students ({', '.join(students)}), "
           f"{seconds:.1f} s ({1000 * seconds / len(scores.verdicts):.0f} ms a case)\n")
-    print(f"{'misconception id':<24} {'named':>6} {'right':>6} {'precision':>9} {'labelled':>8} {'recall':>7}")
-    for mid, (named, right, labelled) in scores.per_id().items():
+    print(f"{'misconception id':<24} {'named':>6} {'right':>6} {'precision':>9} {'labelled':>8} {'named rec':>9} "
+          f"{'localised rec':>13}")
+    for mid, (named, right, labelled, found) in scores.per_id().items():
         precision = f"{right / named:.3f}" if named else "-"
         recall = f"{right / labelled:.3f}" if labelled else "-"
-        print(f"{mid:<24} {named:>6} {right:>6} {precision:>9} {labelled:>8} {recall:>7}")
+        localised = f"{found / labelled:.3f}" if labelled else "-"
+        print(f"{mid:<24} {named:>6} {right:>6} {precision:>9} {labelled:>8} {recall:>9} {localised:>13}")
     print(f"\n{'label group':<24} {'cases':>6} {'named':>6} {'localised':>9} {'misnamed':>8} {'as labelled':>11}")
     for group, row in sorted(scores.per_group().items()):
         print(f"{group:<24} {row['cases']:>6} {row['named']:>6} {row['localised']:>9} {row['misnamed']:>8} "
               f"{row['as labelled']:>11}")
     wrong = [v for v in scores.verdicts if v.wrong_names]
     dirty = [v for v in scores.verdicts if v.case.expected == "correct" and not v.right]
+    kept = scores.wrong_full_marks()
     for v in wrong + dirty:
-        print(f"  NOT AS LABELLED: {v.case.name} (expected {v.case.expected}): named {sorted(v.names)}")
+        print(f"  NOT AS LABELLED: {v.case.name} (expected {v.case.expected}): named {sorted(v.names)}, "
+              f"full marks {v.full_marks}")
+    for v in kept:
+        print(f"  WRONG FULL MARKS: {v.case.name} (expected {v.case.expected}), as student {v.student}")
     for v in scores.mistakes:
         if not (v.named or v.localised):
-            why = "no check failed" if not v.failed else f"{v.failed} checks failed"
+            why = "no check failed" if not v.failed else f"{v.failed} checks failed, named {sorted(v.names) or 'nothing'}"
             print(f"  missed (neither named nor localised): {v.case.name} (expected {v.case.expected}), "
                   f"as student {v.student}: {why}")
-    precision, recall, named = scores.precision(), scores.recall(), scores.recall(localised_counts=False)
-    print(f"\noverall: precision {precision:.3f}, named recall {named:.3f}, named-or-localised recall "
-          f"{recall:.3f}, correct code diagnosed {len(dirty)} times")
-    return 0 if precision == 1.0 and recall >= 0.95 and not dirty else 1
+        elif not v.named and v.case.expected not in ("localised",):
+            print(f"  localised, not named: {v.case.name} (expected {v.case.expected}), as student {v.student}")
+    precision = scores.precision()
+    print(f"\n{part}: precision {precision:.3f}, named recall {scores.named_recall():.3f}, localised recall "
+          f"{scores.localised_recall():.3f}, wrong full marks {len(kept)}, correct code not clean {len(dirty)}\n")
+    return precision == 1.0 and not kept and not dirty
+
+
+def _do_nothing(student: str) -> None:
+    """The points each do-nothing implementation (tests/fixtures/impl/nothing_*.py) earns in the grade cells of
+    the functions it writes itself (the rest are the right ones), against the shape checks' points there."""
+    import autograder
+    from fixtures import impl
+    names = sorted(m.name for m in pkgutil.iter_modules(impl.__path__) if m.name.startswith("nothing_"))
+    print("== do-nothing code: points in the cells of the functions it writes (at most the shape checks')")
+    for name in names:
+        mod = importlib.import_module(f"fixtures.impl.{name}")
+        namespace = {k: v for k, v in vars(mod).items() if callable(v) and not k.startswith("_")}
+        own = {k for k, v in namespace.items() if getattr(v, "__module__", None) == mod.__name__}
+        record = autograder.grade_namespace(namespace, student)
+        checks = [c for c in record.checks if set(CELL_FUNCTIONS[c.grade_id]) & own]
+        earned = sum(c.points for c in checks)
+        shapes = sum(c.points for c in checks if c.check in SHAPE_CHECKS)
+        mark = "" if earned <= shapes else "  MORE THAN THE SHAPE POINTS"
+        print(f"  {name:<40} {earned:g}/{sum(c.max_points for c in checks):g} in its cells, of which shapes "
+              f"{shapes:g}{mark}")
 
 
 if __name__ == "__main__":

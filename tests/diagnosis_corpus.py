@@ -1,9 +1,12 @@
-"""The diagnosis measured as a classifier over the labelled corpus in tests/fixtures/diagnosis/.
+"""The diagnosis measured as a classifier over the labelled corpus, in two parts.
 
+``development`` (tests/fixtures/diagnosis/) is what the diagnosis may be tuned on; ``heldout``
+(tests/fixtures/diagnosis_heldout/) was written blind to the catalogue's variants and the diagnosis
+code, and is only ever run, never read while the diagnosis is changed: it measures what generalises.
 Each case is graded in-process (``grade_namespace``, the path the hidden-test cells take) and its
 failed checks read as one verdict: the names given (diagnoses), whether a stage was localised, and
-whether anything failed at all. Used by tests/test_diagnosis_corpus.py and
-benchmarks/diagnosis_quality.py.
+whether anything failed at all. Used by tests/test_diagnosis_corpus.py, tests/test_diagnosis_heldout.py
+and benchmarks/diagnosis_quality.py.
 """
 from __future__ import annotations
 
@@ -14,21 +17,26 @@ from dataclasses import dataclass, field
 
 import autograder
 from autograder.misconceptions import COMPOUND
-from fixtures import diagnosis
 from fixtures.impl import correct_plain
 
 KINDS = ("localised", "unnamed", "correct")     # the labels that are not a diagnosis
+PARTS = {"development": "diagnosis", "heldout": "diagnosis_heldout"}   # part -> package under tests/fixtures
 
 
 @dataclass(frozen=True)
 class Case:
     name: str
     expected: str              # a catalogue id or compound id, or one of KINDS
+    package: str = "diagnosis"
+
+    @property
+    def module(self) -> str:
+        return f"fixtures.{self.package}.{self.name}"
 
     def namespace(self) -> dict:
         """The student's functions, from a fresh copy of the module (a module-level cache starts empty, as
         it does for each student), over the right ones for everything the case does not define."""
-        mod = importlib.reload(importlib.import_module(f"fixtures.diagnosis.{self.name}"))
+        mod = importlib.reload(importlib.import_module(self.module))
         own = {k: v for k, v in vars(mod).items()
                if callable(v) and getattr(v, "__module__", None) == mod.__name__ and not k.startswith("_")}
         return {**_right(), **own}
@@ -79,9 +87,15 @@ def _right() -> dict:
     return {k: v for k, v in vars(correct_plain).items() if callable(v) and not k.startswith("_")}
 
 
-def cases() -> list[Case]:
-    return [Case(info.name, importlib.import_module(f"fixtures.diagnosis.{info.name}").EXPECTED)
-            for info in sorted(pkgutil.iter_modules(diagnosis.__path__), key=lambda m: m.name)]
+def cases(part: str = "development") -> list[Case]:
+    """The labelled cases of one part of the corpus (empty when that part is not there)."""
+    package = PARTS[part]
+    try:
+        found = importlib.import_module(f"fixtures.{package}")
+    except ModuleNotFoundError:
+        return []
+    return [Case(info.name, importlib.import_module(f"fixtures.{package}.{info.name}").EXPECTED, package)
+            for info in sorted(pkgutil.iter_modules(found.__path__), key=lambda m: m.name)]
 
 
 def classify(case: Case, student_id: str) -> Verdict:
@@ -110,18 +124,32 @@ class Scores:
         hit = [v.named or (localised_counts and v.localised) for v in self.mistakes]
         return sum(hit) / len(hit) if hit else 1.0
 
-    def per_id(self) -> dict[str, tuple[int, int, int]]:
-        """id -> (cases it was named in, of those the ones that wrote it, cases labelled with it), counting
-        the parts of compounds, each id once per case."""
-        named, right, labelled = Counter(), Counter(), Counter()
+    def named_recall(self) -> float:
+        """Of the cases labelled with a catalogue id (or compound), the share named as labelled."""
+        labelled = [v for v in self.verdicts if v.case.expected not in KINDS]
+        return sum(v.named for v in labelled) / len(labelled) if labelled else 1.0
+
+    def localised_recall(self) -> float:
+        """Of the mistakes (an id or "localised"), the share named as labelled or localised, with no wrong name."""
+        return self.recall()
+
+    def wrong_full_marks(self) -> list:
+        """Mistakes (anything not labelled correct) that kept every point."""
+        return [v for v in self.verdicts if v.case.expected != "correct" and v.full_marks]
+
+    def per_id(self) -> dict[str, tuple[int, int, int, int]]:
+        """id -> (cases it was named in, of those the ones that wrote it, cases labelled with it, of those the
+        ones named or localised without a wrong name), counting the parts of compounds, each id once per case."""
+        named, right, labelled, found = Counter(), Counter(), Counter(), Counter()
         for v in self.verdicts:
             expected = set() if v.case.expected in KINDS else set(v.case.expected.split(COMPOUND))
             for part in expected:
                 labelled[part] += 1
+                found[part] += v.named or v.localised
             for part in {p for name in v.names for p in name.split(COMPOUND)}:     # once per case
                 named[part] += 1
                 right[part] += part in expected
-        return {i: (named[i], right[i], labelled[i]) for i in sorted(set(named) | set(labelled))}
+        return {i: (named[i], right[i], labelled[i], found[i]) for i in sorted(set(named) | set(labelled))}
 
     def per_group(self) -> dict[str, dict]:
         out = defaultdict(lambda: Counter())
@@ -138,6 +166,6 @@ class Scores:
 def score(student_ids: list[str], only: list[Case] | None = None) -> Scores:
     scores = Scores()
     for sid in student_ids:
-        for case in only or cases():
+        for case in cases() if only is None else only:
             scores.verdicts.append(classify(case, sid))
     return scores
