@@ -10,8 +10,9 @@ on inputs built like the check's), and says only what it proved:
   first row has no key left to see, whatever became of it;
 - softmax applied twice: each row is a softmax of the right weights;
 - the previous call's weights: after other inputs of the same shapes, the weights returned are those of
-  the earlier call, again after a second earlier call (a buffer reused, a cache keyed on the shapes);
-  a constant is not this (it is the same after both).
+  the earlier call, again after a second earlier call (a buffer reused); weights that stay the same for
+  every Q and K of these shapes while the output follows V are said to be that, with no cause (a cache
+  keyed on the shapes and weights that ignore Q and K look alike).
 
 Square weights returned transposed with a right output (output == weights^T @ V) are read by
 ``localise._laid_out``, so they are not told the softmax normalises over the queries.
@@ -119,9 +120,8 @@ def _previous_call(args, probe) -> Localisation | None:
     out = [np.asarray(a[0], dtype=float) for a in answers]
     if all(_same(w[0], other) for other in w[1:]) and not _same(out[0], out[2]):
         return Localisation("state", "Your function returned the same weights for three different Q and K of these "
-                            "shapes (the output still changes with V): the weights do not follow the values of Q "
-                            "and K (kept from an earlier call, or a cache keyed on the shapes); compute them from "
-                            "each call's own Q and K.")
+                            "shapes, while its output follows V: the weights do not follow the values of Q and K; "
+                            "compute them from each call's own Q and K, softmax(Q K^T / sqrt(d_k)).")
     if _same(w[0], w[2]) or not (_same(w[1], w[0]) and _same(w[3], w[2])):
         return None
     return Localisation("state", "After a call with other inputs of the same shapes, your function returned the "
