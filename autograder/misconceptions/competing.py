@@ -5,7 +5,7 @@ settles one competing explanation from what the student returned (and, for two o
 on inputs built like the check's), and says only what it proved:
 
 - NaN (first): where it appears, and whether it goes away with the same inputs a hundred times smaller
-  (exp() overflowed) or stays (a row with nothing to normalise);
+  (exp() overflowed) or stays (then not an overflow; where it comes from is not claimed);
 - the visible set of each row (causal attention): every row puts no weight on its own position, so the
   first row has no key left to see, whatever became of it;
 - softmax applied twice: each row is a softmax of the right weights;
@@ -59,8 +59,8 @@ def _nan(function, args, out, w, view, probe) -> Localisation | None:
                             "times smaller: exp() overflows on large scores; subtract each row's maximum "
                             "before exponentiating.")
     return Localisation("nan", f"{observed[0].upper()}{observed[1:]}, also with Q and K {SMALLER:.0f} times "
-                        "smaller, so it is not exp() overflowing: a row has nothing to normalise (its scores "
-                        "all -inf, or a sum of 0).")
+                        "smaller, so it is not exp() overflowing: look for 0/0 or inf - inf (a row whose scores "
+                        "are all -inf gives both).")
 
 
 def _diagonal_hidden(w, view) -> Localisation | None:
