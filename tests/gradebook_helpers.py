@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.gradebook.nbgrader_api import nbgrader_api, stamp_new_sqlite
+from autograder.gradebook.nbgrader_api import nbgrader_api, stamp_new
 from autograder.gradebook.scores import record_assignment
 from autograder.grading.rubric import RUBRIC
 
@@ -14,7 +14,7 @@ FULL = {grade_id: float(sum(item.points for item in items)) for grade_id, items 
 def fill_gradebook(url: str, course: Path, earned: dict[str, dict[str, float]], roster=(), emails=None) -> None:
     """The assignment's structure, then each student's auto scores (grade_id -> points, the rest full);
     ``roster``: students with no submission."""
-    stamp_new_sqlite(url)
+    stamp_new(url)
     with nbgrader_api().Gradebook(url, "attention-course") as gb:
         record_assignment(gb, course, ASSIGNMENT)
         for student, scores in earned.items():

@@ -9,7 +9,7 @@ from sqlalchemy import event
 from autograder.course.settings import load_course
 from autograder.gradebook.latepenalties import LatePenalties
 from autograder.gradebook.nbgrader_api import nbgrader_api, one_transaction, stamp_new_sqlite
-from autograder.gradebook.scores import record_assignment, write_scores
+from autograder.gradebook.scores import BATCH, record_assignment, write_scores
 from autograder.grading.rubric import RUBRIC
 from conftest import ROOT
 
@@ -29,9 +29,10 @@ def _scores(n: int) -> list[dict]:
 
 
 @pytest.mark.slow
-def test_the_structure_and_a_class_of_scores_are_one_commit_each(tmp_path):
+def test_the_structure_is_one_commit_and_the_scores_one_per_small_batch(tmp_path):
     """nbgrader's API commits after every row (on SQLite each commit waits for the disk): the writer
-    records the assignment's structure in one transaction and the class's scores in another."""
+    records the assignment's structure in one transaction and the class's scores in short ones, at
+    most BATCH students each, so formgrader never waits for the whole class."""
     url = f"sqlite:///{tmp_path / 'gb.db'}"
     stamp_new_sqlite(url)
     with nbgrader_api().Gradebook(url, "attention-course") as gb:
@@ -39,11 +40,10 @@ def test_the_structure_and_a_class_of_scores_are_one_commit_each(tmp_path):
         with one_transaction(gb):
             record_assignment(gb, ROOT, "ch04_attention")
         assert len(commits) == 1
-        with one_transaction(gb):
-            write_scores(gb, "ch04_attention", _scores(12), LatePenalties(load_course(ROOT)))
-        assert len(commits) == 2
+        write_scores(gb, "ch04_attention", _scores(BATCH + 4), LatePenalties(load_course(ROOT)))
+        assert len(commits) == 3                                        # BATCH students, then 4
     with nbgrader_api().Gradebook(url, "attention-course") as gb:      # a fresh session reads it all back
-        assert len(gb.students) == 12
+        assert len(gb.students) == BATCH + 4
         assert gb.find_submission("ch04_attention", "s03").score == sum(i.points for items in RUBRIC.values()
                                                                         for i in items)
         assert all(g.needs_manual_grade == (nb.name == "ex1_attention")
@@ -116,7 +116,7 @@ def test_an_existing_gradebook_is_opened_without_loading_alembic(tmp_path):
     cost each run about 0.1 s of the writer's time, while the class is graded."""
     url = f"sqlite:///{tmp_path / 'gb.db'}"
     stamp_new_sqlite(url)
-    code = ("import sys\nfrom autograder.gradebook.writer import stamp_new_sqlite\n"
+    code = ("import sys\nfrom autograder.gradebook.nbgrader_api import stamp_new_sqlite\n"
             f"stamp_new_sqlite({url!r})\nprint(any(m.startswith('alembic') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.split() == ["False"]
@@ -142,8 +142,7 @@ def test_scores_are_written_as_they_come(tmp_path):
                 if i:
                     seen.append(gb.find_submission("ch04_attention", f"s{i - 1:02d}").score)
                 yield score
-        with one_transaction(gb):
-            lateness = write_scores(gb, "ch04_attention", stream(), LatePenalties(load_course(ROOT)))
+        lateness = write_scores(gb, "ch04_attention", stream(), LatePenalties(load_course(ROOT)))
     assert len(seen) == 2 and all(score > 0 for score in seen) and sorted(lateness) == ["s00", "s01", "s02"]
 
 
@@ -154,6 +153,9 @@ def test_the_writer_reads_a_stream_of_lines_and_lists(tmp_path):
     text = "".join(json.dumps(s) + "\n" for s in scores[:2]) + json.dumps(scores[2:])
     incoming = Incoming(io.StringIO(text))
     assert [s["student"] for s in incoming] == ["s00", "s01", "s02"] and incoming.received
+    batched = Incoming(io.StringIO(text))
+    batched.thread.join()                               # all three have come: one batch of the two lines
+    assert [[s["student"] for s in b] for b in batched.batches(2)] == [["s00", "s01"], ["s02"]]
     assert list(empty := Incoming(io.StringIO(""))) == [] and not empty.received
 
 

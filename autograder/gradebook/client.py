@@ -44,6 +44,8 @@ class GradebookWriter:
         held = locks.held() if locks is not None else []
         for lock in held:
             args += ["--lock-fd", str(lock.fd), "--lock", str(lock.path)]
+        if locks is not None and locks.server_backend:
+            args += ["--lock-backend", str(locks.server_backend)]
         self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      pass_fds=[lock.fd for lock in held], env=tool_env(), text=True)
         self.sent: set[str] = set()

@@ -31,15 +31,11 @@ class LatePenalties:
         """Set each notebook's ``late_submission_penalty`` as nbgrader does; return what was set."""
         submission = gb.find_submission(assignment, student)
         late = submission.total_seconds_late
-        penalties = {}
         for notebook in submission.notebooks:
             notebook.late_submission_penalty = None
             if late > 0:
                 notebook.late_submission_penalty = self._penalty(student, notebook, late)
-            penalties[notebook.name] = float(notebook.late_submission_penalty or 0.0)
-        due, at = submission.duedate, submission.timestamp      # the time recorded now or by an earlier run
-        return {"seconds_late": float(late), "due": written_time(due) if due else "", "penalties": penalties,
-                "submitted": written_time(at) if at else ""}
+        return recorded_lateness(submission)
 
     def _penalty(self, student: str, notebook, late: float) -> float | None:
         assigner = self._load()
@@ -50,6 +46,14 @@ class LatePenalties:
         if self._assigner is None:
             self._assigner = load_assigner(self.course)
         return self._assigner
+
+
+def recorded_lateness(submission) -> dict:
+    """How late the gradebook says ``submission`` is, and each notebook's penalty, as recorded now."""
+    due, at = submission.duedate, submission.timestamp      # the time recorded now or by an earlier run
+    return {"seconds_late": float(submission.total_seconds_late), "due": written_time(due) if due else "",
+            "penalties": {nb.name: float(nb.late_submission_penalty or 0.0) for nb in submission.notebooks},
+            "submitted": written_time(at) if at else ""}
 
 
 def load_assigner(course: Course):

@@ -1,5 +1,5 @@
 """nbgrader's gradebook API, loaded without what a writer never uses, and used cheaply: a new SQLite
-gradebook stamped in-process, and a block of writes as one transaction."""
+(or PostgreSQL) gradebook stamped in-process, and a block of writes as one transaction."""
 from __future__ import annotations
 
 import contextlib
@@ -20,13 +20,32 @@ def stamp_new_sqlite(db_url: str) -> None:
     if path.exists() and path.stat().st_size > 0:
         return                                      # (alembic loads in about 0.1 s: only for a new one)
     import sqlite3
-
-    import nbgrader.api
-    from alembic.script import ScriptDirectory
-    head = ScriptDirectory(str(Path(nbgrader.api.__file__).parent / "alembic")).get_current_head()
     with sqlite3.connect(path) as db:
         db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL);")
-        db.execute("INSERT INTO alembic_version (version_num) VALUES (?);", (head,))
+        db.execute("INSERT INTO alembic_version (version_num) VALUES (?);", (_alembic_head(),))
+
+
+def stamp_new(db_url: str) -> None:
+    """``stamp_new_sqlite``, and the same for a new, empty database on a server (PostgreSQL)."""
+    if sqlite_path(db_url) is not None or db_url.startswith("sqlite:"):
+        stamp_new_sqlite(db_url)
+        return
+    from sqlalchemy import create_engine, inspect, text
+    from sqlalchemy.pool import NullPool
+    engine = create_engine(db_url, poolclass=NullPool)
+    try:
+        with engine.begin() as db:
+            if not inspect(db).get_table_names():
+                db.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                db.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": _alembic_head()})
+    finally:
+        engine.dispose()
+
+
+def _alembic_head() -> str:
+    import nbgrader.api
+    from alembic.script import ScriptDirectory
+    return ScriptDirectory(str(Path(nbgrader.api.__file__).parent / "alembic")).get_current_head()
 
 
 def nbgrader_api():

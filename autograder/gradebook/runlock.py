@@ -1,7 +1,7 @@
 """One grading run at a time per output folder and per gradebook.
 
 The run's main process holds an exclusive ``flock`` on ``OUT/.grading-run.lock``
-and, for a SQLite gradebook (the course's own, say, outside OUT), on
+and, for a PostgreSQL gradebook, an advisory lock on the server (``pglock``); for a SQLite gradebook (the course's own, say, outside OUT), on
 ``.gradebook.db.grading-run.lock`` beside it; each file names the run's pid and
 start time. The kernel drops a lock when every descriptor of it is closed, so a
 killed run never leaves a stale lock. The gradebook writer inherits the
@@ -20,14 +20,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..records import OutputError
+from .holder import RunLocked, alive, locked  # noqa: F401 - RunLocked: the callers import it from here
 from .timestamps import written_time
-from .url import sqlite_path
+from .url import is_postgres, sqlite_path
 
 LOCK_NAME = ".grading-run.lock"
-
-
-class RunLocked(ValueError):
-    """Another grading run holds the output folder."""
 
 
 class RunLock:
@@ -47,8 +44,7 @@ class RunLock:
         if not _lock(fd, self.path, wait_for_orphans):
             holder = _read_holder(fd)
             os.close(fd)
-            raise RunLocked(f"another grading run (pid {holder.get('pid', '?')}, started at "
-                            f"{holder.get('started', '?')}) is writing to {self.what}; wait for it or stop it")
+            raise locked(holder, self.what)
         os.ftruncate(fd, 0)
         started = written_time(datetime.now(timezone.utc))
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode(), 0)
@@ -79,8 +75,12 @@ def _why_not_writable(folder: Path, exc: OSError) -> str:
     return f"{folder}: {exc.strerror or exc}"
 
 
-def gradebook_lock(db_url: str | None) -> RunLock | None:
-    """The lock beside a SQLite gradebook file (None for another database: its server is the judge)."""
+def gradebook_lock(db_url: str | None):
+    """The lock beside a SQLite gradebook file, the advisory lock of a PostgreSQL gradebook (``pglock``),
+    None for another database."""
+    if is_postgres(db_url):
+        from .pglock import ServerRunLock
+        return ServerRunLock(db_url)
     db = sqlite_path(db_url)
     if db is None:
         return None
@@ -111,7 +111,13 @@ class RunLocks:
             lock.release()
 
     def held(self) -> list[RunLock]:
-        return [lock for lock in self.locks if lock.fd is not None]
+        """The lock files held (the writer inherits their descriptors)."""
+        return [lock for lock in self.locks if isinstance(lock, RunLock) and lock.fd is not None]
+
+    @property
+    def server_backend(self) -> int | None:
+        """The server process of the connection holding a PostgreSQL gradebook's advisory lock."""
+        return next((lock.backend for lock in self.locks if getattr(lock, "backend", None)), None)
 
     @property
     def fds(self) -> list[int]:
@@ -127,7 +133,7 @@ def _lock(fd: int, path: Path, wait_for_orphans: float) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            if _alive(_read_holder(fd).get("pid")) or time.monotonic() > deadline:
+            if alive(_read_holder(fd).get("pid")) or time.monotonic() > deadline:
                 return False
             time.sleep(0.1)
 
@@ -138,18 +144,6 @@ def _read_holder(fd: int) -> dict:
     except ValueError:
         return {}
     return holder if isinstance(holder, dict) else {}
-
-
-def _alive(pid) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return True                              # unknown holder: assume it is a live run
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def belongs_to_run(fd: int, path: Path) -> bool:

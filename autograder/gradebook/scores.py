@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
-from .latepenalties import LatePenalties
+from .latepenalties import LatePenalties, recorded_lateness
+from .transactions import short_transaction
 
 
 def _source_cells(course: Path, assignment: str) -> list[tuple[str, dict]]:
@@ -56,26 +57,72 @@ def _handed_out(course: Path, assignment: str) -> dict:
     return out
 
 
+BATCH = 16          # students per transaction at most: the run holds the gradebook no longer than this
+
+
 def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True,
-                 course: Path | None = None) -> dict:
-    """Scores and submission times as ``nbgrader autograde`` records them, each as it comes (``scores``
-    may be the run's stream); then its late penalties. Nothing is committed here (``one_transaction``).
+                 course: Path | None = None, stats: dict | None = None) -> dict:
+    """Scores, submission times and late penalties as ``nbgrader autograde`` records them, each as it comes
+    (``scores`` may be the run's stream), in short transactions: the students that have come (at most
+    ``BATCH``) are one transaction, all of each student's rows or none, so people using the gradebook
+    (formgrader) wait at most one batch, and a run killed at any moment leaves every student whole.
+    Then, per student, how late the work was and what a person set there, read as it is at the end.
     With ``course`` (whose autograded notebooks are this gradebook's), unanswered cells get "No response."."""
-    unfit, students = [], []
-    for s in scores:
-        _write_score(gb, assignment, s, unfit, course)
-        students.append(s["student"])
+    cells = short_transaction(gb, lambda: _grade_cells(gb, assignment), read_only=True)
+    students: list[str] = []
+    for batch in _batches(scores):
+        unfit = [problem for s in batch for problem in _unfit(s, cells)]
+        if unfit:
+            raise SystemExit(_unfit_message(assignment, unfit, students))
+        short_transaction(gb, lambda: _write_batch(gb, assignment, batch, late, ours, course), stats=stats)
+        students += [s["student"] for s in batch]
     if not students and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
-    if unfit:
-        raise SystemExit(_unfit_message(assignment, unfit))   # before any commit: nothing is written
-    gb.db.commit()
-    lateness = {student: late.assign(gb, assignment, student) for student in dict.fromkeys(students)}
+    answer: dict = {}
+    for names in _chunks(list(dict.fromkeys(students))):
+        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}), read_only=True)
+    return answer
+
+
+def _write_batch(gb, assignment: str, batch: list[dict], late: LatePenalties, ours, course) -> None:
+    for s in batch:
+        _write_score(gb, assignment, s, course)
+        late.assign(gb, assignment, s["student"])
+    gb.db.flush()
     if not ours():
         raise Gone("before the scores were written")
-    gb.db.commit()
-    return {student: {**answer, **manual_work(gb.find_submission(assignment, student))}
-            for student, answer in lateness.items()}
+
+
+def _answer(gb, assignment: str, student: str) -> dict:
+    submission = gb.find_submission(assignment, student)
+    return {**recorded_lateness(submission), **manual_work(submission)}
+
+
+def _batches(scores):
+    """Lists of at most ``BATCH`` scores: as many as have come from the run's stream (``Incoming.batches``)."""
+    if hasattr(scores, "batches"):
+        yield from scores.batches(BATCH)
+    elif isinstance(scores, (list, tuple)):
+        yield from _chunks(list(scores))
+    else:
+        yield from ([s] for s in scores)          # a stream that cannot say what has come: one at a time
+
+
+def _chunks(items: list) -> list[list]:
+    return [items[i:i + BATCH] for i in range(0, len(items), BATCH)]
+
+
+def _grade_cells(gb, assignment: str) -> dict[str, float]:
+    """grade_id -> max score of each grade cell the gradebook holds for ``assignment``."""
+    return {cell.name: float(cell.max_score) for nb in gb.find_assignment(assignment).notebooks
+            for cell in nb.grade_cells}
+
+
+def _unfit(s: dict, cells: dict[str, float]) -> list[str]:
+    """Why these scores do not fit the gradebook's grade cells (none when they do)."""
+    return ([f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in cells]
+            + [f"{s['student']}: {g} scores {float(v):g} over its maximum {cells[g]:g}"
+               for g, v in s["earned"].items() if g in cells and float(v) > cells[g]])
 
 
 def _auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
@@ -142,18 +189,13 @@ def _cells(nb: dict) -> list:
     return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
 
 
-def _write_score(gb, assignment: str, s: dict, unfit: list[str], course: Path | None = None) -> None:
+def _write_score(gb, assignment: str, s: dict, course: Path | None = None) -> None:
     submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
-    known = {grade.name for notebook in submission.notebooks for grade in notebook.grades}
-    unfit += [f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in known]
     for notebook in submission.notebooks:
         reasons = (s.get("flags") or {}).get(notebook.name)
         for grade in notebook.grades:
             _auto_grade(grade, float(s["earned"].get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
                         fresh=s.get("fresh", True))
-            if grade.auto_score > grade.max_score:
-                unfit.append(f"{s['student']}: {grade.name} scores {grade.auto_score:g} over its maximum "
-                             f"{grade.max_score:g}")
         review_comment(notebook, reasons, no_response(course, assignment, s["student"], notebook.name))
 
 
@@ -161,10 +203,12 @@ class Gone(Exception):
     """The run that started this writer is over (or sent nothing): nothing is written."""
 
 
-def _unfit_message(assignment: str, unfit: list[str]) -> str:
+def _unfit_message(assignment: str, unfit: list[str], written: list[str]) -> str:
     more = f" and {len(unfit) - 3} more" if len(unfit) > 3 else ""
+    what = (f"the scores of the {len(written)} students before them were written, the others not" if written
+            else "nothing was written to it")
     return (f"the gradebook does not hold {assignment} as the rubric grades it ({'; '.join(unfit[:3])}{more}), "
-            f"so nothing was written to it. Its grade cells come from `nbgrader generate_assignment "
+            f"so {what}. Its grade cells come from `nbgrader generate_assignment "
             f"{assignment} --force`, which nbgrader refuses while submissions are recorded (an earlier "
             "autograde that found no notebooks leaves empty ones): remove them or start a new gradebook, run "
             "generate_assignment --force, then `grade --resume`. grades.csv and the feedback are written.")

@@ -15,6 +15,7 @@ an orphan never writes after a newer run started.
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import os
@@ -28,10 +29,12 @@ from ..course.settings import load_course
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
 from .client import FAILED
 from .latepenalties import LatePenalties
-from .nbgrader_api import nbgrader_api, one_transaction, stamp_new_sqlite
+from .nbgrader_api import nbgrader_api, stamp_new
+from .pglock import held_by
 from .runlock import belongs_to_run
 from .scores import Gone, _record_structure, write_scores
-from .url import sqlite_path
+from .transactions import GradebookGone, is_gone, short_transaction
+from .url import shown_url
 
 GONE = 3        # exit status: the run this writer belonged to is over; nothing was written
 
@@ -44,6 +47,7 @@ class Incoming:
     def __init__(self, stream):
         self.received = False                # anything at all, even an empty list
         self.lines: queue.Queue = queue.Queue()
+        self.pending: collections.deque = collections.deque()      # scores of a line not taken yet
         self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self.thread.start()
 
@@ -60,19 +64,35 @@ class Incoming:
                 continue
             self.received = True
             value = json.loads(line)
-            yield from value if isinstance(value, list) else [value]
+            self.pending.extend(value if isinstance(value, list) else [value])
+            while self.pending:
+                yield self.pending.popleft()
+
+    def batches(self, size: int):
+        """Lists of at most ``size`` scores: those that have come, without waiting for more."""
+        batch = []
+        for score in self:
+            batch.append(score)
+            if len(batch) >= size or (not self.pending and self.lines.empty()):
+                yield batch
+                batch = []
+        if batch:
+            yield batch
 
 
 class RunCheck:
     """Does this writer still belong to the live run that started it?"""
 
-    def __init__(self, parent: int | None, lock_fds: list[int], locks: list[str]):
+    def __init__(self, parent: int | None, lock_fds: list[int], locks: list[str], backend: int | None = None):
         if len(lock_fds) != len(locks):
             raise SystemExit("give one --lock PATH for each --lock-fd")
-        self.parent, self.locks = parent, list(zip(lock_fds, map(Path, locks)))
+        self.parent, self.locks, self.backend = parent, list(zip(lock_fds, map(Path, locks))), backend
 
-    def ours(self) -> bool:
+    def ours(self, gb=None) -> bool:
+        """With ``gb``, a PostgreSQL gradebook's advisory lock is checked too, in the transaction about to commit."""
         if self.parent and os.getppid() != self.parent:
+            return False
+        if gb is not None and self.backend and not held_by(gb.db, self.backend):
             return False
         return all(belongs_to_run(fd, path) for fd, path in self.locks)
 
@@ -85,6 +105,8 @@ def _parse(argv) -> argparse.Namespace:
     parser.add_argument("--lock-fd", type=int, action="append", default=[],
                         help="inherited descriptor of one of the run's locks")
     parser.add_argument("--lock", action="append", default=[], help="path of that lock file")
+    parser.add_argument("--lock-backend", type=int, default=None,
+                        help="the server process holding the run's advisory lock (a PostgreSQL gradebook)")
     return parser.parse_args(argv)
 
 
@@ -105,8 +127,14 @@ def main(argv=None) -> int:
 
 def failure(exc: Exception, db_url: str) -> str:
     """Why the gradebook could not be written, and what to do, in one line."""
-    where = sqlite_path(db_url) or db_url
+    where = shown_url(db_url)
     text = " ".join(str(exc).split())
+    if isinstance(exc, GradebookGone):
+        return text[:800]
+    if is_gone(exc):
+        return (f"cannot reach the gradebook database {where} ({' '.join(str(getattr(exc, 'orig', exc)).split())[:200]}): "
+                "start it (or fix the URL), then run grade --resume, which writes the scores from the records "
+                "without grading again")
     if "database is locked" in text:
         return (f"{where} is locked by another program writing to it (formgrader saving a grade, an nbgrader "
                 "command, a sqlite3 shell): let it finish or close it, then run grade --resume, which writes "
@@ -126,7 +154,7 @@ def _main(args) -> int:
     if args.parent:
         die_with_parent(args.parent)
     ignore_terminal_interrupt()
-    run = RunCheck(args.parent, args.lock_fd, args.lock)
+    run = RunCheck(args.parent, args.lock_fd, args.lock, args.lock_backend)
     if not run.ours():
         return _gone("before start")
     incoming = Incoming(sys.stdin)                       # scores may come while nbgrader loads
@@ -135,17 +163,16 @@ def _main(args) -> int:
     # a second of start-up for a format check this process never uses. Mark it absent.
     sys.modules.setdefault("rfc3987_syntax", None)
     Gradebook = nbgrader_api().Gradebook
-    stamp_new_sqlite(args.db_url)
+    stamp_new(args.db_url)
     course = load_course(args.course)
     with Gradebook(args.db_url, course.course_id) as gb:
         if not run.ours():
             return _gone("while loading nbgrader")
-        with one_transaction(gb):
-            _record_structure(gb, Path(args.course), args.assignment)
+        short_transaction(gb, lambda: _record_structure(gb, Path(args.course), args.assignment))
         try:
-            with contextlib.redirect_stdout(sys.stderr), one_transaction(gb):   # stdout: only the answer
+            with contextlib.redirect_stdout(sys.stderr):                        # stdout: only the answer
                 own = course.root if course.db_url == args.db_url else None     # grade wrote its autograded/
-                lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), run.ours, own)
+                lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), lambda: run.ours(gb), own)
         except Gone as gone:
             return _gone(str(gone))
     print(json.dumps(lateness))
