@@ -30,10 +30,12 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
-# Feedback pages never show a hidden test, and student markdown is rendered sanitised (no scripts), in
-# generate_feedback and in formgrader alike.
+# Feedback pages never show a hidden test, nor why the grader marked a notebook for review (that is the
+# instructor's in formgrader: a comment you write there is what the student reads), and student markdown is
+# rendered sanitised (no scripts), in generate_feedback and in formgrader alike.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "autograder.run.autograde.ForStudents",
     "autograder.run.autograde.HideHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -260,6 +260,7 @@ def test_a_byte_identical_copy_of_a_classmate_flags_both(course):
         assert intake.needs_review and _graded(intake)
         [line] = intake.problems
         assert "the same notebook as a classmate's" in line and other not in line
+        assert intake.suspicions == [line]                          # the instructor's until a person says so
         assert intake.private == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
 
 

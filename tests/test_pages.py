@@ -128,17 +128,53 @@ def test_summary_table_columns_line_up_for_long_ids():
     assert "compound-no-scaling-mask-after-softmax" in lines[2] and "x" * 250 not in lines[3]
 
 
-def test_a_classmates_name_reaches_the_instructor_never_the_student():
+SUSPECTED = "Integrity: ex2_causal_mask.ipynb is the same notebook as a classmate's; both must be reviewed."
+DAMAGE = "ex3_memory.ipynb is missing; nothing in it was graded."
+
+
+def _suspected(**kw):
+    return Record("ann", [_check("ex2_mask", "values", 2, True), _check("ex3_memory", "exact", 1, False)],
+                  needs_review=True, integrity=[SUSPECTED, DAMAGE], suspicions=[SUSPECTED],
+                  flags={"": [], "ex2_causal_mask": [SUSPECTED], "ex3_memory": [DAMAGE]},
+                  review=["ex2_causal_mask.ipynb: the same notebook as classmate(s) 'zed-the-twin'."], **kw)
+
+
+def _student_pages(record) -> dict[str, str]:
     import json
     from autograder.outputs.gradescope import results_json
     from autograder.outputs.nbfeedback import notebook_html
-    record = Record("ann", [_check("ex2_mask", "values", 2, True)], needs_review=True,
-                    integrity=["Integrity: ex2_causal_mask.ipynb is the same notebook as a classmate's"],
-                    review=["ex2_causal_mask.ipynb: the same notebook as classmate(s) 'zed-the-twin'."])
-    assert Record.from_json(json.dumps(record.to_dict())).review == record.review
-    student_sees = [feedback_html(record), notebook_html(record, "ex2_causal_mask", None), json.dumps(results_json(record))]
-    assert all("the same notebook as" in page and "zed-the-twin" not in page for page in student_sees)
-    assert "zed-the-twin" in report_html([record], "ch04_attention")
+    from autograder.watch.pages import feedback_page
+    pages = {"index": feedback_html(record), "results.json": json.dumps(results_json(record))}
+    for nb in ("ex2_causal_mask", "ex3_memory"):
+        pages[nb] = notebook_html(record, nb, None)
+        pages.update({f"watch {show} {nb}": feedback_page(record, nb, show, 0.0) for show in ("full", "diagnosis")})
+    return pages
+
+
+def test_what_the_grader_suspects_reaches_the_instructor_never_the_student():
+    """A copy, link or tamper suspicion is the instructor's (report, terminal); a student's page says only
+    that the notebook awaits review, with the reasons that accuse nobody, each on its own notebook's page."""
+    import json
+    from autograder.textreport import check_table
+    record = _suspected()
+    assert Record.from_json(json.dumps(record.to_dict())).suspicions == record.suspicions
+    for name, page in _student_pages(record).items():
+        assert "same notebook as" not in page and "zed-the-twin" not in page and "Integrity" not in page, name
+        assert "awaits review" in page, name
+    pages = _student_pages(record)
+    assert "ex3_memory.ipynb is missing" in pages["ex3_memory"] and "is missing" not in pages["ex2_causal_mask"]
+    report = report_html([record], "ch04_attention")
+    assert "zed-the-twin" in report and "the same notebook as a classmate" in report
+    assert "the same notebook as a classmate" in check_table(record)          # `check`, the instructor's terminal
+
+
+def test_a_review_a_person_finished_leaves_no_trace_on_the_students_pages():
+    from autograder.outputs.write import with_manual_work
+    done = with_manual_work(_suspected(), {"manual": {"ex2_mask": 2.0}, "needs_manual_grade": False,
+                                           "comments": [["ex2_causal_mask", "ex2_solution", "Discussed in office hours."]]})
+    for name, page in _student_pages(done).items():
+        assert "awaits review" not in page and 'class="review"' not in page and "same notebook" not in page and "is missing" not in page, name
+    assert "Discussed in office hours." in _student_pages(done)["index"]      # what the person wrote is shown
 
 
 def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():

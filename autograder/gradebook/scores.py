@@ -153,16 +153,17 @@ def _person_score(grade) -> float:
 
 
 MAX_COMMENT = 2000
+REVIEW_COMMENT = "The hardened grader marked this notebook for review: "    # for formgrader: never in feedback
 
 
 def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = frozenset()) -> None:
     """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
-    beside the cell; feedback shows it to the student, so only student-safe reasons come here); else
+    beside the cell; generate_feedback's ``ForStudents`` leaves it out of the student's page); else
     "No response." on an answer cell left as handed out, as nbgrader's SaveAutoGrades writes it. A
     grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
     text = None
     if reasons:
-        text = "The hardened grader marked this notebook for review: " + " ".join(reasons)
+        text = REVIEW_COMMENT + " ".join(reasons)
         text = text if len(text) <= MAX_COMMENT else text[:MAX_COMMENT - 1] + "\u2026"
     for comment in notebook.comments:
         comment.auto_comment = text or ("No response." if comment.name in unanswered else None)

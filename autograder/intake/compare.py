@@ -39,7 +39,7 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
                     continue                                   # test or read-only cell: never run
         elif nbg and nbg.grade and not nbg.solution:
             intake.damage(f"{name}.ipynb has an extra grade cell {shown(gid or '?', 60)} that is not in the "
-                          "assignment; it was not run.")
+                          "assignment; it was not run.", suspicion=True)
             continue
         elif normalise(cell.source) in locked:
             gid = locked[normalise(cell.source)]
@@ -71,10 +71,10 @@ def work_lines(cells: list[CodeCell], given: frozenset) -> int:
 def _report(name, expected, seen, edited, changed, salvaged, intake) -> None:
     if changed:
         intake.damage(f"{name}.ipynb: the nbgrader settings of {_cells_named(changed)} were changed "
-                      f"(points or grade flags); the assignment's settings were used.")
+                      f"(points or grade flags); the assignment's settings were used.", suspicion=True)
     if edited:
         intake.damage(f"{name}.ipynb: the locked {_cells_named(edited)} {_was(edited)} edited; the grader ran "
-                      "its own tests instead.")
+                      "its own tests instead.", suspicion=True)
     if salvaged:
         return                                                 # cell metadata was lost with the JSON
     deleted = sorted(set(expected) - seen)

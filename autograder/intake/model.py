@@ -27,6 +27,8 @@ class Intake:
     problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
     private: list[str] = field(default_factory=list)      # the instructor's eyes only: which classmates
+    suspicions: list[str] = field(default_factory=list)   # problems that accuse (a copy, a link, tampering):
+                                                          # the instructor's until a person tells the student
     files: dict[str, str] = field(default_factory=dict)   # notebook -> the file it was read from
     needs_review: bool = False
     owner: dict[int, str] = field(default_factory=dict)   # index in problems -> the notebook it is about
@@ -40,9 +42,13 @@ class Intake:
             out.setdefault(self.owner.get(i, ""), []).append(message)
         return out
 
-    def damage(self, message: str, private: str = "") -> None:
-        """``message`` may reach the student's feedback; ``private`` (e.g. a classmate's name) never does."""
+    def damage(self, message: str, private: str = "", *, suspicion: bool = False) -> None:
+        """``message`` may reach the student's feedback unless it is a ``suspicion`` (what a machine suspects
+        about integrity: a person decides what the student is told); ``private`` (e.g. a classmate's name)
+        never does."""
         self.problems.append(message)
+        if suspicion:
+            self.suspicions.append(message)
         if private:
             self.private.append(private)
         self.needs_review = True

@@ -39,7 +39,7 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
     try:
         fd = open_folder(folder, _levels(folder, assignment))
     except LinkRefused as exc:
-        intake.damage(*link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx))
+        intake.damage(*link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx), suspicion=True)
         return intake
     except (Refused, OSError) as exc:
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
@@ -49,7 +49,7 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
             secret = secret_in(fd)
             event = secret_event(fd, secret, ctx)
             if event:
-                intake.damage(*event)
+                intake.damage(*event, suspicion=True)
             elif isinstance(secret, bytes):
                 intake.secret = secret
         files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
@@ -120,7 +120,7 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
     content = digest(nb)                        # what integrity reads is what is graded: the decoded notebook
     copied = source_event(content, _what(found), ctx)
     if copied:
-        intake.damage(copied)
+        intake.damage(copied, suspicion=True)
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
     cells = cells_of(nb, name, intake)
@@ -129,7 +129,7 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
     if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
         event = twin_event(content, _what(found), ctx)
         if event:
-            intake.damage(*event)
+            intake.damage(*event, suspicion=True)
 
 
 def _what(found: Found) -> str:
@@ -141,7 +141,7 @@ def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> 
     try:
         raw, st = read_regular(fd, folder, found.file)
     except LinkRefused as exc:
-        intake.damage(*link_event(exc.link, what, ctx))
+        intake.damage(*link_event(exc.link, what, ctx), suspicion=True)
         return None
     except (Refused, OSError) as exc:
         intake.damage(f"{what} could not be read ({_reason(exc)}); it was not graded. Submit the notebook "
@@ -149,7 +149,7 @@ def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> 
         return None
     event = copy_event(st, what, ctx)
     if event:
-        intake.damage(event[0], event[2])
+        intake.damage(event[0], event[2], suspicion=True)
         return None if event[1] else raw
     return raw
 

@@ -27,7 +27,10 @@ from ..intake.secret import SECRET
 from ..records import Record, laid_out
 from .wholefolder import replace_folder
 
-NOTE_ID = "autograder-review-note"
+NOTE_ID = "autograder-review-note"                 # why the notebook needs a person, in words a student may read
+SUSPECTED_ID = "autograder-review-suspected"       # what the grader suspects: the instructor's only
+HEADING = "**The hardened grader marked this notebook for review:**"
+AWAITS = "**This notebook awaits review by an instructor.**"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -50,9 +53,7 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
         laid += [_course_cell(c, record) for gid, c in course_cells.items()
                  if gid not in seen and nbgrader_meta(c).get("grade")]
     make_inert(laid, given)
-    reasons = record.review_reasons(notebook)
-    if reasons:
-        laid.insert(0, review_note(reasons))
+    laid[:0] = review_notes(record, notebook)
     return {"cells": _unique_ids(laid), "metadata": given.get("metadata", {}), "nbformat": 4,
             "nbformat_minor": max(int(given.get("nbformat_minor", 5)), 5)}
 
@@ -117,14 +118,27 @@ def _student_cell(cell) -> dict:
     return out
 
 
-def review_note(reasons: list[str], taken: list | None = None) -> dict:
-    """A markdown cell put first in a notebook that needs a person: why (student-safe reasons, shown as text:
-    a file name in a reason is never markup)."""
-    cid = NOTE_ID
+def review_notes(record: Record, notebook: str, taken: list | None = None) -> list[dict]:
+    """The markdown cells put first in a notebook that needs a person (none when it does not): why, in a
+    cell a student's page may show (``NOTE_ID``: reasons that accuse nobody), and what the grader suspects
+    about integrity in a cell of its own (``SUSPECTED_ID``), which generate_feedback's ``ForStudents``
+    leaves out. Reasons are shown as text: a file name in a reason is never markup."""
+    reasons = record.review_reasons(notebook)
+    if not reasons:
+        return []
+    told = [r for r in reasons if r not in record.suspicions]
+    suspected = [r for r in reasons if r in record.suspicions]
+    cells = [_note(NOTE_ID, HEADING + (f"\n\n{as_text(chr(10).join(told))}" if told else ""), taken)]
+    if suspected:
+        cells.append(_note(SUSPECTED_ID, "**What the grader suspects (for you only: the student's page never shows "
+                           "it; write a comment to tell the student):**\n\n" + as_text("\n".join(suspected)), taken))
+    return cells
+
+
+def _note(cid: str, source: str, taken: list | None) -> dict:
     while taken and cid in taken:
         cid += "-1"
-    return {"cell_type": "markdown", "id": cid, "metadata": {},
-            "source": "**The hardened grader marked this notebook for review:**\n\n" + as_text("\n".join(reasons))}
+    return {"cell_type": "markdown", "id": cid, "metadata": {}, "source": source}
 
 
 def make_inert(cells: list[dict], given: dict) -> None:

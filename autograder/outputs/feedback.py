@@ -40,13 +40,17 @@ def _summary(record: Record, late: Lateness | None) -> str:
             f'{table(["notebook", "points", "main problem and its fix"], rows)}</section>')
 
 
-def review_block(record: Record) -> str:
-    """Why an instructor will look (or looked) at the submission ("" when nothing needs review)."""
-    if not record.needs_review:
+def review_block(record: Record, notebook: str | None = None) -> str:
+    """What a student's page says of a review (of ``notebook``, or the whole submission): that it awaits
+    one, with the reasons that accuse nobody (a damaged file, say). What the grader suspects about
+    integrity is never said here: a person tells the student, in a comment of their own. Nothing once a
+    person has graded the review."""
+    if not record.open_review:
         return ""
-    items = "".join(f"<li>{escape(p)}</li>" for p in record.integrity)
-    who = "An instructor reviewed" if record.reviewed else "An instructor will review"
-    return f'<div class="review"><p>{who} this submission:</p><ul>{items}</ul></div>'
+    items = "".join(f"<li>{escape(p)}</li>" for p in record.told_student(notebook))
+    what = "This notebook" if notebook else "This submission"
+    return (f'<div class="review"><p>{what} awaits review by an instructor{":" if items else "."}</p>'
+            f'{f"<ul>{items}</ul>" if items else ""}</div>')
 
 
 def by_hand(record: Record, notebook: str | None = None) -> str:

@@ -26,7 +26,8 @@ def results_json(record: Record, late: Lateness | None = None) -> dict:
         summary += f" Your grader gave {given}."
     summary += "".join(f" Comment on {nb}.ipynb, {cell}: {text}" for nb, cell, text in record.comments)
     if record.open_review:
-        summary += " This submission will be reviewed by an instructor: " + " ".join(record.integrity)
+        told = record.told_student()
+        summary += " This submission awaits review by an instructor" + (": " + " ".join(told) if told else ".")
     return {"score": final, "output": visible(summary), "tests": tests, "visibility": "visible",
             "stdout_visibility": "hidden"}
 

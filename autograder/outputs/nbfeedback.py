@@ -97,7 +97,7 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None, bann
         parts.append(f"<p>Late: {escape(when)}; on this notebook {penalty:g} point{'' if penalty == 1 else 's'}.</p>")
     elif when:                                  # lateness unknown, or a note on the time: never silence
         parts.append(f"<p>Submission time: {escape(when)}.</p>")
-    parts += [start_here(checks), _notes(record, notebook), by_hand(record, notebook), review_block(record),
+    parts += [start_here(checks), _notes(record, notebook), by_hand(record, notebook), review_block(record, notebook),
               checks_table(checks), *plots(checks)]
     return page(f"Feedback for {shown_id(record.student_id)}: {notebook}.ipynb", "\n".join(parts))
 

@@ -67,6 +67,8 @@ class Record:
     needs_review: bool = False
     integrity: tuple[str, ...] = ()
     review: tuple[str, ...] = ()          # the instructor's eyes only (classmates' names): never in feedback
+    suspicions: tuple[str, ...] = ()      # the problems that accuse (a copy, a link, tampering): never on a
+                                          # student's page; a person tells the student (a formgrader comment)
     notes: tuple[str, ...] = ()
     output: str = ""
     sandbox: dict = field(default_factory=dict)
@@ -87,6 +89,7 @@ class Record:
         object.__setattr__(self, "checks", tuple(self.checks))
         object.__setattr__(self, "integrity", tuple(self.integrity))
         object.__setattr__(self, "review", tuple(self.review))
+        object.__setattr__(self, "suspicions", tuple(self.suspicions))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "unwritten", tuple(self.unwritten))
         object.__setattr__(self, "comments", tuple(tuple(c) for c in self.comments))
@@ -157,6 +160,14 @@ class Record:
             return list(self.integrity) or internal or ["marked for review by the grader"]
         return [*self.flags.get("", []), *self.flags.get(notebook, []), *internal]
 
+    def told_student(self, notebook: str | None = None) -> list[str]:
+        """The review reasons a student's page may give (of ``notebook``, or the whole submission's): none
+        that accuses, none once a person has graded the review."""
+        if not self.open_review:
+            return []
+        reasons = self.review_reasons(notebook) if notebook else self.integrity
+        return [r for r in reasons if r not in self.suspicions]
+
     @property
     def diagnoses(self) -> list[str]:
         return sorted({c.diagnosis for c in self.checks if c.diagnosis})
@@ -164,7 +175,8 @@ class Record:
     def to_dict(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [asdict(c) for c in self.checks]
-        data.update(integrity=list(self.integrity), review=list(self.review), notes=list(self.notes),
+        data.update(integrity=list(self.integrity), review=list(self.review), suspicions=list(self.suspicions),
+                    notes=list(self.notes),
                     unwritten=list(self.unwritten), comments=[list(c) for c in self.comments],
                     complete=True,
                     total=self.total, max_total=self.max_total,

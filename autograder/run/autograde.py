@@ -17,6 +17,10 @@ The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde
 
 ``HideHiddenTests`` is for ``c.GenerateFeedback.preprocessors``: it removes hidden-test regions from
 grade cells only, so no feedback page shows one, and a student's own text never stops a page.
+``ForStudents`` follows nbgrader's ``GetGrades`` there: why the grader marked a notebook for review (the
+note at its top, the auto comment of its answer cells) is for the instructor in formgrader; the student's
+page says only that the notebook awaits review, and nothing once no cell does. A comment a person writes
+in formgrader is theirs and is shown, as nbgrader shows it.
 nbgrader selects a student's notebooks by name before any of this runs: a renamed notebook is graded
 by ``grade`` only (nbgrader scores the missing name 0).
 """
@@ -31,7 +35,7 @@ from nbgrader.utils import is_grade
 
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
-from ..outputs.autograded import grade_outputs, make_inert, review_note
+from ..outputs.autograded import AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert, review_notes
 from .batch import grade_one
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
@@ -107,6 +111,38 @@ class HideHiddenTests(ClearHiddenTests):
         return cell, resources
 
 
+class ForStudents(NbGraderPreprocessor):
+    """generate_feedback's step after GetGrades: the grader's review note and comments are the instructor's."""
+
+    def preprocess(self, nb, resources):
+        from ..gradebook.scores import REVIEW_COMMENT
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if str(meta.get("comment") or "").startswith(REVIEW_COMMENT):
+                meta["comment"] = None
+        notes = [c for c in nb.cells if str(c.get("id", "")).startswith((NOTE_ID, SUSPECTED_ID))]
+        if not notes:
+            return nb, resources
+        waiting = _awaits_review(resources["nbgrader"])
+        nb.cells = [c for c in nb.cells if c not in notes]
+        told = [c for c in notes if str(c.get("id", "")).startswith(NOTE_ID)]
+        if waiting and told:
+            told[0].source = told[0].source.replace(HEADING, AWAITS, 1)
+            nb.cells.insert(0, told[0])
+        return nb, resources
+
+
+def _awaits_review(info: dict) -> bool:
+    """Whether a cell of this notebook still needs a person (nbgrader's gradebook says)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    with Gradebook(info["db_url"]) as gb:
+        try:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+        except MissingEntry:
+            return False
+        return bool(notebook.needs_manual_grade)
+
+
 def course_root(step) -> Path:
     """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
     parent = step
@@ -154,9 +190,8 @@ def fill_grade_cells(nb, record, notebook: str) -> None:
             if cell.cell_type == "code":
                 cell.outputs = [from_dict(o) for o in _outputs(record, cell)]
                 cell.execution_count = None
-    reasons = record.review_reasons(notebook)
-    if reasons:
-        nb.cells.insert(0, from_dict(review_note(reasons, [c.get("id") for c in nb.cells])))
+    taken = [c.get("id") for c in nb.cells]
+    nb.cells[:0] = [from_dict(cell) for cell in review_notes(record, notebook, taken)]
 
 
 def _outputs(record, cell) -> list[dict]:

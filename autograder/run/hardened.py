@@ -67,7 +67,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     events = [e for g in graded for e in g.events]
     record = Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
                   fingerprint=fingerprint_of(view.grade_cells), needs_review=intake.needs_review or bool(events),
-                  integrity=intake.problems + events, review=intake.private,
+                  integrity=intake.problems + events, review=intake.private, suspicions=intake.suspicions,
                   flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],
                   output="\n".join(g.output for g in graded if g.output),

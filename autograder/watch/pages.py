@@ -51,7 +51,7 @@ def feedback_page(record: Record, notebook: str, show: str, made: float,
     if show == "diagnosis":
         checks = [c for c in record.checks if c.notebook == notebook]
         rows = ([cell, check, result, advice] for cell, check, result, _points, advice in check_rows(checks))
-        body = [banner(made), start_here(checks), review_block(record),
+        body = [banner(made), start_here(checks), review_block(record, notebook),
                 table(["cell", "check", "result", "what to change"], rows), *plots(checks)]
         return page(title, "\n".join(body))
     return page(title, "\n".join([banner(made), _visible_table(visible)]))
