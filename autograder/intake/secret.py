@@ -25,12 +25,15 @@ MAX_SECRET_BYTES = 512
 _HEX = re.compile(rb"[0-9a-f]{16,256}")
 
 
+NONE = f"it has no {SECRET}"      # a submission collected without nbgrader's exchange
+
+
 def secret_in(fd: int) -> bytes | str:
-    """The secret's bytes in the folder open as ``fd``, or what is wrong with it ("it has no ...")."""
+    """The secret's bytes in the folder open as ``fd``, or what is wrong with it (``NONE``, "its ... is ...")."""
     try:
         st = os.stat(SECRET, dir_fd=fd, follow_symlinks=False)
     except FileNotFoundError:
-        return f"it has no {SECRET}"
+        return NONE
     except OSError as exc:
         return f"its {SECRET} could not be opened ({exc.strerror})"
     if stat.S_ISLNK(st.st_mode):
@@ -85,6 +88,13 @@ def sharers(secrets: dict[str, bytes | str]) -> dict[str, list[str]]:
         if isinstance(secret, bytes):
             by_secret.setdefault(secret, []).append(student)
     return {s: sorted(o for o in group if o != s) for group in by_secret.values() if len(group) > 1 for s in group}
+
+
+def without_exchange(secrets: dict[str, bytes | str]) -> bool:
+    """Whether the class was collected without nbgrader's exchange (an LMS download, ``nbgrader
+    zip_collect``): no submission has a secret at all. Its feedback then goes in nbgrader's layout without
+    one, as ``generate_feedback`` writes it, for the instructor to hand out."""
+    return bool(secrets) and all(s == NONE for s in secrets.values())
 
 
 def deliverable(secrets: dict[str, bytes | str]) -> dict[str, bytes | str]:

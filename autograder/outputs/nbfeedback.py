@@ -5,11 +5,14 @@ record, named as the student named the notebook (a renamed ``ex1_attention (1).i
 ``ex1_attention (1).html``, the page ``fetch_feedback`` looks for), beside two files of the submission that ``nbgrader release_feedback`` requires:
 ``timestamp.txt`` (it logs it) and ``submission_secret.txt`` (it names each released page by a hash
 of the secret and the notebook's name, which ``nbgrader fetch_feedback`` recomputes from the
-student's copy of the secret). Only a submission whose secret is usable and its own
-(``intake.secret.deliverable``) gets pages there: a page without a secret makes ``release_feedback``
-stop with FileNotFoundError for every student after it, and a secret two submissions share would
-deliver one student's feedback to the other. For any other submission the folder is emptied of
-pages and a note says why, for the instructor, who hands out ``<out>/feedback/<student>/`` instead.
+student's copy of the secret). In a class collected through the exchange, only a submission whose secret
+is usable and its own (``intake.secret.deliverable``) gets pages there: a page without a secret makes
+``release_feedback`` stop with FileNotFoundError for every student after it, and a secret two submissions
+share would deliver one student's feedback to the other. For any other submission the folder is emptied
+of pages and a note says why, for the instructor, who hands out ``<out>/feedback/<student>/`` instead.
+A class collected without the exchange (an LMS download, ``nbgrader zip_collect``: no submission has a
+secret) gets every page there with its ``timestamp.txt``, as ``generate_feedback`` writes them, for the
+instructor to zip and upload.
 """
 from __future__ import annotations
 
@@ -32,13 +35,14 @@ def feedback_folder(course: Course, student: str, assignment: str) -> Path:
 
 
 def write_notebook_feedback(course: Course, assignment: str, record: Record, lateness: Lateness | None,
-                            secret: bytes | str) -> list[str]:
-    """Every notebook's page for one student when ``secret`` (bytes) is theirs alone, each named as the
-    student named the notebook (``page_name``); else (``secret`` says why not) no page is left there.
-    Returns the notes for the instructor: why nbgrader cannot deliver this student's pages, or some."""
+                            secret: bytes | str | None) -> list[str]:
+    """Every notebook's page for one student when ``secret`` (bytes) is theirs alone, or is None (a class
+    collected without the exchange: no secret is written), each named as the student named the notebook
+    (``page_name``); else (``secret`` says why not) no page is left there. Returns the notes for the
+    instructor: why nbgrader cannot deliver this student's pages, or some."""
     student = record.student_id
     folder = feedback_folder(course, student, assignment)
-    if not isinstance(secret, bytes):
+    if isinstance(secret, str):
         removed = _undeliverable_pages(folder)
         gone = f"; {removed} page(s) nbgrader could not deliver were removed from {folder}" if removed else ""
         return [f"{shown(student)}: {secret}, so nbgrader release_feedback cannot deliver this feedback{gone}; "
@@ -52,7 +56,8 @@ def write_notebook_feedback(course: Course, assignment: str, record: Record, lat
                          f"{notebook}.ipynb (written as {notebook}.html); hand it out yourself")
     # replaced whole, as nbgrader's generate_feedback does: release_feedback never sees a page without its
     # timestamp and secret, one student's pages of two runs, nor a page of a notebook since renamed
-    replace_folder(folder, {"timestamp.txt": lateness.submitted if lateness else "", SECRET: secret, **pages})
+    kept = {SECRET: secret} if secret is not None else {}
+    replace_folder(folder, {"timestamp.txt": lateness.submitted if lateness else "", **kept, **pages})
     return notes
 
 

@@ -42,6 +42,10 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     records = [with_manual_work(r, answer.get(r.student_id)) for r in records]
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery, secrets = [], _secrets(settings.root, assignment, records)
+    if records and all(v is None for v in secrets.values()):
+        delivery.append(f"no submission has a submission_secret.txt (the class was collected without nbgrader's "
+                        f"exchange), so each student's pages are in feedback/<student>/{assignment}/ as nbgrader "
+                        "generate_feedback writes them, for you to hand out (release_feedback needs the exchange)")
     for record in records:
         errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery,
                                    secrets[record.student_id])
@@ -97,20 +101,22 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
     return late, answer, errors + ([error] if error else [])
 
 
-def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str]:
+def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str | None]:
     """Each graded student's submission secret when nbgrader can deliver to them alone, else why not
-    (a secret is compared with every submission of the class, graded in this run or not)."""
-    from ..intake.secret import class_secrets, deliverable
+    (a secret is compared with every submission of the class, graded in this run or not); None for every
+    student of a class collected without nbgrader's exchange (no submission has a secret)."""
+    from ..intake.secret import class_secrets, deliverable, without_exchange
     submitted = Path(course) / "submitted"
     try:
         everyone = {e.name for e in os.scandir(submitted)} | {r.student_id for r in records}
     except OSError:
         everyone = {r.student_id for r in records}
-    return deliverable(class_secrets(submitted, assignment, sorted(everyone)))
+    secrets = class_secrets(submitted, assignment, sorted(everyone))
+    return dict.fromkeys(secrets) if without_exchange(secrets) else deliverable(secrets)
 
 
 def _student_outputs(out: Path, record: Record, late, course, assignment: str, delivery: list[str],
-                     secret: bytes | str) -> list[str]:
+                     secret: bytes | str | None) -> list[str]:
     """One student's pages: ours, results.json and nbgrader's per-notebook feedback (``delivery`` collects
     why nbgrader cannot deliver some)."""
     from .feedback import write_feedback
