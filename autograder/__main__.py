@@ -214,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--gradebook", default=None, metavar="URL",
                        help="write scores to this nbgrader gradebook (default: the course's db_url)")
     grade.add_argument("--create-gradebook", action="store_true",
-                       help="start the --gradebook SQLite file when it does not exist yet")
+                       help="start a new gradebook (the --gradebook SQLite file, or the course's own) when it "
+                            "does not exist, even where an earlier run used one")
     grade.set_defaults(func=_grade)
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")

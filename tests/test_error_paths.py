@@ -72,6 +72,23 @@ def test_a_mistyped_gradebook_is_refused_and_nothing_is_created(course, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["course"]      # no file, no lock, no folder
 
 
+@pytest.mark.parametrize("earlier", ["grading/grades.csv",
+                                     "autograded/correct-1/ch04_attention/ex1_attention.ipynb"])
+def test_a_course_gradebook_gone_missing_is_never_started_afresh(course, capsys, earlier):
+    """gradebook.db moved away (a copy of the course, a mistyped db_url) after a run used one: `grade` and
+    `--resume` stop, naming the file and --create-gradebook, rather than lose the manual grades and due dates."""
+    (course / earlier).parent.mkdir(parents=True)
+    (course / earlier).write_text("{}")
+    for extra in ((), ("--resume",)):
+        line = _error(capsys, _grade(course, *extra))
+        assert f"the course's gradebook {course / 'gradebook.db'} (c.CourseDirectory.db_url in " in line
+        assert "does not exist" in line and "--create-gradebook to start a new, empty one" in line
+    assert not (course / "gradebook.db").exists()
+    from autograder.gradebook.url import check_course_gradebook
+    check_course_gradebook(f"sqlite:///{course / 'gradebook.db'}", course=course, out=course / "grading",
+                           assignment="ch04_attention", create=True, what="db_url")      # --create-gradebook
+
+
 @pytest.mark.slow
 def test_create_gradebook_starts_one_and_a_query_is_no_part_of_its_name(course, tmp_path, capsys):
     assert main(_grade(course, "--gradebook", f"sqlite:///{tmp_path / 'new.db'}?mode=rwc",

@@ -65,6 +65,34 @@ def _check_sqlite_file(path: Path, db_url: str, *, create: bool, what: str) -> N
                          "empty gradebook: check the path, or add --create-gradebook to start a new one there")
 
 
+def check_course_gradebook(db_url: str, *, course: Path, out: Path, assignment: str, create: bool,
+                           what: str) -> None:
+    """The course's own gradebook (``db_url``), which a run may start only when nothing shows one was used
+    before (``earlier_run``): a gradebook gone missing (moved, a copy of the course, a mistyped ``db_url``) would take the
+    manual grades, comments and due dates with it, silently. ValueError naming the expected file and
+    ``--create-gradebook`` (which starts a new one anyway)."""
+    path = sqlite_path(db_url)
+    earlier = None if create or path is None or path.exists() else earlier_run(course, out, assignment)
+    if earlier:
+        raise ValueError(f"the course's gradebook {path} ({what}) does not exist, but {earlier}, so a gradebook was "
+                         "used before and its manual grades, comments and due dates would be lost: put it back (or "
+                         "correct db_url), or add --create-gradebook to start a new, empty one")
+    check_gradebook_url(db_url, create=True, what=what)
+
+
+def earlier_run(course: Path, out: Path, assignment: str) -> str | None:
+    """What shows that a gradebook was used for ``assignment``, or None: the grades.csv of an earlier run
+    (written with the scores), or nbgrader's autograded notebooks of it (written by ``grade`` and
+    ``nbgrader autograde`` with the course's gradebook). Records alone do not: a run without outputs
+    (``grade_batch(outputs=False)``) writes records and no gradebook."""
+    if (out / "grades.csv").is_file():
+        return f"{out / 'grades.csv'} is there from an earlier run"
+    autograded = course / "autograded"
+    if autograded.is_dir() and any((s / assignment).is_dir() for s in autograded.iterdir()):
+        return f"{autograded} holds autograded submissions of {assignment}"
+    return None
+
+
 def _check_driver(db_url: str, what: str) -> None:
     """The URL's SQLAlchemy dialect and its database driver, loaded as nbgrader will load them."""
     from sqlalchemy.engine import make_url

@@ -27,7 +27,7 @@ from ..course.view import CourseView, course_settings, read_course
 from ..gradebook.client import GradebookWriter
 from ..gradebook.latepenalties import check_plugin
 from ..gradebook.runlock import RunLocks
-from ..gradebook.url import check_gradebook_url
+from ..gradebook.url import check_course_gradebook, check_gradebook_url
 from ..inert import shown
 from ..intake.expected import notebooks_of
 from ..records import (OutputError, Record, check_record_names, name_digest, not_graded, read_record, synced_at_end,
@@ -196,8 +196,11 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
     current = fingerprint_of(view.grade_cells)
     db_url = _gradebook_url(settings, gradebook_url) if outputs else None
     if db_url:
-        check_gradebook_url(db_url, create=create_gradebook or not gradebook_url,
-                            what="--gradebook" if gradebook_url else f"c.CourseDirectory.db_url in {course / CONFIG}")
+        if gradebook_url:
+            check_gradebook_url(db_url, create=create_gradebook)
+        else:
+            check_course_gradebook(db_url, course=course, out=out, assignment=assignment, create=create_gradebook,
+                                   what=f"c.CourseDirectory.db_url in {course / CONFIG}")
     # every file is renamed into place whole; the disk is waited for once, when the run ends
     with _counting_on_stop(out, chosen, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
         result = _plan(out, course, assignment, chosen, current, resume)
