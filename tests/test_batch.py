@@ -74,7 +74,7 @@ def _hidden_sources():
 def test_feedback_never_contains_hidden_tests(graded):
     _, out, _ = graded
     hidden = _hidden_sources()
-    rubric_lines = [ln.strip() for p in (ROOT / "autograder" / "checks").glob("*.py")
+    rubric_lines = [ln.strip() for p in (ROOT / "autograder" / "grading" / "checks").glob("*.py")
                     for ln in p.read_text().splitlines() if len(ln.strip()) > 30 and "=" in ln]
     assert hidden and rubric_lines
     for page in list((out / "feedback").rglob("*.html")) + list((out / "results").rglob("*.json")):
