@@ -1,7 +1,7 @@
 """The misconception diagnosis measured as a classifier, on what it was tuned on and on what it was not
 (a script, not a test).
 
-    .venv/bin/python benchmarks/diagnosis_quality.py [--runs 3] [--seed N] [--part development|heldout|both]
+    .venv/bin/python benchmarks/diagnosis_quality.py [--runs 3] [--seed N] [--part development|heldout|both] [--smoke]
 
 Grades every case of each part of the labelled corpus in-process, once per run, each run as a fresh
 student (a new student id, so new random inputs and new probes): the development part
@@ -46,18 +46,22 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="fresh students (seeds) to grade the corpus as")
     parser.add_argument("--seed", help="a fixed student id prefix instead of a fresh random one")
     parser.add_argument("--part", choices=(*PARTS, "both"), default="both")
+    parser.add_argument("--smoke", action="store_true", help="three cases of each part, one student, no verdict: "
+                        "does the script run (tests/test_benchmarks.py)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.runs = 1
     prefix = args.seed or secrets.token_hex(4)
     students = [f"bench-{prefix}-{i}" for i in range(args.runs)]
     ok = True
     for part in PARTS if args.part == "both" else (args.part,):
-        ok &= _report(part, students)
+        ok &= _report(part, students, 3 if args.smoke else None)
     _do_nothing(students[0])
-    return 0 if ok else 1
+    return 0 if ok or args.smoke else 1
 
 
-def _report(part: str, students: list[str]) -> bool:
-    corpus = cases(part)
+def _report(part: str, students: list[str], first: int | None = None) -> bool:
+    corpus = cases(part)[:first]
     if not corpus:
         print(f"== {part}: no cases (tests/fixtures/{PARTS[part]}/ is not there)\n")
         return True

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/engine_speed.py            # full grid, 1 and 2 BLAS threads
     .venv/bin/python benchmarks/engine_speed.py --quick    # n = 1024 only
+    .venv/bin/python benchmarks/engine_speed.py --smoke    # the smallest run: does the script run
 
 Prints, per case, the median time of the engine, of a textbook numpy version
 and of torch.nn.functional.scaled_dot_product_attention (when torch is
@@ -98,6 +99,9 @@ def memory_grid(ns, d=64, block=512):
 
 
 def _child(args):
+    if args.smoke:
+        out = {"speed": speed_grid(args.threads, [64], [16], 1), "memory": memory_grid([1024], block=256)}
+        return print(json.dumps(out))
     ns = [1024] if args.quick else [1024, 4096, 8192]
     out = {"speed": speed_grid(args.threads, ns, [64, 128], args.repeat)}
     if args.threads == 1 and not args.quick:
@@ -134,13 +138,14 @@ def _print_memory(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run, to check the script runs (tests/test_benchmarks.py)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return _child(args)
-    extra = (["--quick"] if args.quick else []) + ["--repeat", str(args.repeat)]
+    extra = (["--smoke"] if args.smoke else ["--quick"] if args.quick else []) + ["--repeat", str(args.repeat)]
     results = [_run_child(t, extra) for t in (1, 2)]
     _print_speed(results[0]["speed"] + results[1]["speed"])
     if "memory" in results[0]:

@@ -1,7 +1,7 @@
 """A large class end to end: time, peak memory and cost per submission against class size (a script,
 not a test).
 
-    .venv/bin/python benchmarks/grading_scale.py [--sizes 100 1000] [--dask | --dask-only]
+    .venv/bin/python benchmarks/grading_scale.py [--sizes 100 1000] [--dask | --dask-only] [--smoke]
 
 Lays out classes of synthetic submissions cycling through the sample class (``samples/sample_class``:
 the instructor's answers, every fixture's correct and buggy work, hostile code and damaged notebooks;
@@ -35,14 +35,14 @@ from autograder.samples.synthetic import write_submission  # noqa: E402
 
 ASSIGNMENT = "ch04_attention"
 MARK = "@@student@@"
-# the grading process itself reports its peak memory (ru_maxrss, KiB on Linux) and its children's
-RUN = ("import resource, runpy, sys\n"
+# the grading process itself reports its peak memory (ru_maxrss, KiB on Linux) and its children's, at
+# exit: the CLI ends through lifecycle.exit_now, which runs the atexit handlers (this one last, after the
+# fork server's, so its children are counted) and then leaves without returning here
+RUN = ("import atexit, resource, runpy, sys\n"
        "sys.argv = ['autograder', *sys.argv[1:]]\n"
-       "try:\n    runpy.run_module('autograder', run_name='__main__')\n"
-       "except SystemExit as exc:\n    code = exc.code\nelse:\n    code = 0\n"
-       "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,\n"
-       "      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
-       "sys.exit(code)\n")
+       "atexit.register(lambda: print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,\n"
+       "              resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr, flush=True))\n"
+       "runpy.run_module('autograder', run_name='__main__')\n")
 
 
 def templates(where: Path) -> dict[str, dict[str, str]]:
@@ -116,7 +116,10 @@ def grade(course: Path, size: int, extra: list[str]) -> dict:
     watcher.stop.set()
     if proc.returncode != 0:
         raise SystemExit(f"grade failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    peak = [line.split() for line in proc.stderr.splitlines() if line.startswith("PEAK")][-1]
+    peaks = [line.split() for line in proc.stderr.splitlines() if line.startswith("PEAK")]
+    if not peaks:
+        raise SystemExit(f"grade printed no peak memory (the PEAK line of RUN): {proc.stderr[-2000:]}")
+    peak = peaks[-1]
     graded = sum(1 for _ in (course / "grading" / "records").glob("*.json"))
     rows = (course / "grading" / "grades.csv").read_text().count("\n") - 1
     return {"wall": wall, "records": (watcher.at - t) if watcher.at else float("nan"), "graded": graded,
@@ -134,7 +137,10 @@ def main() -> None:
     parser.add_argument("--hostile-every", type=int, default=25)
     parser.add_argument("--dask", action="store_true", help="the largest class again on a local Dask cluster")
     parser.add_argument("--dask-only", action="store_true", help="only the largest class, only on Dask")
+    parser.add_argument("--smoke", action="store_true", help="one class of 2, to check the script runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes = [2]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         texts = templates(Path(tmp) / "templates")

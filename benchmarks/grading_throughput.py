@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/grading_throughput.py [--students 12 40] [--repeat 3] [--baseline DIR]
     .venv/bin/python benchmarks/grading_throughput.py --students 12 40 --no-nbgrader --baseline DIR
+    .venv/bin/python benchmarks/grading_throughput.py --smoke
 
 Builds one class from the sample class (a mix of correct and buggy honest
 submissions) and in one run times: `nbgrader autograde` (serial, as nbgrader
@@ -155,7 +156,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each grader variant, alternating")
     parser.add_argument("--baseline", type=Path, help="another checkout (with its .venv) to compare against")
     parser.add_argument("--no-nbgrader", action="store_true", help="skip nbgrader autograde")
+    parser.add_argument("--smoke", action="store_true", help="a class of 1, without nbgrader: does the script run "
+                        "(tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.smoke:
+        args.students, args.repeat, args.no_nbgrader = [1], 1, True
     nbgrader = not args.no_nbgrader
     for checkout in (ROOT, *([args.baseline] if args.baseline else [])):
         bytecode(checkout)

@@ -1,6 +1,6 @@
 """Per-submission overhead of the hardened path (a script, not a test).
 
-    .venv/bin/python benchmarks/hardened_overhead.py [--n 30]
+    .venv/bin/python benchmarks/hardened_overhead.py [--n 30] [--smoke]
 
 Grades the reference solution (all four notebooks) N times through a warm
 fork server with every available isolation layer, exactly as the grader does
@@ -58,7 +58,10 @@ def in_process() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=30, help="submissions per variant (a multiple of 10)")
+    parser.add_argument("--smoke", action="store_true", help="one submission per variant: does the script run "
+                        "(tests/test_benchmarks.py)")
     args = parser.parse_args()
+    block = 1 if args.smoke else BLOCK
     with tempfile.TemporaryDirectory() as tmp:
         folder = write_submission(ROOT / "release/ch04_attention", ROOT / "source/ch04_attention",
                                   Path(tmp) / "submitted" / "bench" / "ch04_attention")
@@ -69,11 +72,11 @@ def main() -> None:
         runs = {name: [] for name in servers}
         rubric = []
         try:
-            for _ in range(max(args.n // BLOCK, 1)):     # blocks side by side: the machine's drift hits both
+            for _ in range(1 if args.smoke else max(args.n // BLOCK, 1)):   # blocks side by side: the drift hits both
                 for name, server in servers.items():
                     one(folder, server)                    # the block's first: the other variant ran just before
-                    runs[name] += [one(folder, server) for _ in range(BLOCK)]
-                rubric += [in_process() for _ in range(BLOCK)]      # and the rubric alone, in the same window
+                    runs[name] += [one(folder, server) for _ in range(block)]
+                rubric += [in_process() for _ in range(block)]      # and the rubric alone, in the same window
         finally:
             for server in servers.values():
                 server.close()

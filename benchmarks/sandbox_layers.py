@@ -1,6 +1,6 @@
 """What one notebook costs in the hardened grader, layer by layer (a script, not a test).
 
-    .venv/bin/python benchmarks/sandbox_layers.py [--n 40]
+    .venv/bin/python benchmarks/sandbox_layers.py [--n 40] [--smoke]
 
 Starts workers from a warm fork server exactly as ``grade`` does (every isolation layer this
 machine has), one notebook at a time, the four notebooks of the reference solution in turn, and
@@ -181,7 +181,11 @@ def reference_namespaces(intake) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=40, help="workers timed (the four notebooks in turn)")
+    parser.add_argument("--smoke", action="store_true", help="four workers: does the script run "
+                        "(tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.smoke:
+        args.n = 4
     limits, seed = Limits(), 1234
     with tempfile.TemporaryDirectory() as tmp:
         folder = write_submission(ROOT / "release/ch04_attention", ROOT / "source/ch04_attention",

@@ -1,7 +1,7 @@
 """Latency of feedback on submit (a script, not a test): from a submission's folder appearing in the
 exchange's inbound folder to its pages being published.
 
-    .venv/bin/python benchmarks/watch_latency.py [--submissions 100] [--seconds 60] [--poll S]
+    .venv/bin/python benchmarks/watch_latency.py [--submissions 100] [--seconds 60] [--poll S] [--smoke]
 
 Builds a course on a temporary exchange, prepares the submissions (honest students of the sample
 class, each with its own secret, as `nbgrader submit` leaves them) beside inbound, starts
@@ -78,7 +78,11 @@ def main() -> int:
     parser.add_argument("--submissions", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--poll", default=None, help="pass --poll to watch (default: inotify)")
+    parser.add_argument("--smoke", action="store_true", help="two submissions in a second: does the script run "
+                        "(tests/test_benchmarks.py)")
     args = parser.parse_args()
+    if args.smoke:
+        args.submissions, args.seconds = 2, 1.0
     tmp = Path(tempfile.mkdtemp(prefix="watch-latency-"))
     try:
         course = make_course(tmp)
