@@ -74,7 +74,9 @@ def test_a_view_compares_only_what_the_family_fixes():
 
 
 def test_hiding_everything_is_not_the_diagonal_hidden():
-    """The rows with keys left to see must be the diagonal-masked ones: a mask that hides every key is not."""
+    """The rows with keys left to see must be the diagonal-masked ones: a mask that hides every key is not. Nor is
+    NaN everywhere any compound whose variant is NaN everywhere (the -inf diagonal with each row's maximum
+    subtracted before a whole-array sum): a variant that is NaN everywhere reproduces nothing (proof.py)."""
     def everything(Q, K, V):
         w = np.full((len(Q), len(K)), np.nan)
         return w @ V, w

@@ -43,6 +43,7 @@ CAUSAL = [   # id, knobs, advice, view
      f"the mask is applied after the softmax, so rows no longer sum to 1; {_ADD_MASK}.", None),
     ("mask-after-softmax", {"mask": "after_add"}, f"the mask is applied after the softmax; {_ADD_MASK}.",
      mask_values_in_weights),
+    ("diagonal-masked", {"mask": "diagonal"}, _DIAGONAL, empty_rows_free),
     ("diagonal-masked", {"mask": "diagonal_finite"}, _DIAGONAL, empty_rows_free),
     ("future-visible", {"mask": "future"},
      "the mask hides the past and lets each position see its future; mask j > i instead.", None),

@@ -2,7 +2,9 @@
 
 An entry is proven when its variant reproduces the student's values on the check's own input and on
 every probe input (``probes.py``), and at least ``MIN_EVIDENCE`` of those probes are inputs where the
-variant differs from the right answer (an input where the mistake cannot show proves nothing). The
+variant differs from the right answer (an input where the mistake cannot show proves nothing), and on
+some input the variant gives a number that is not NaN (a variant that is NaN on every input, such as a
+compound whose rows all have nothing to normalise, matches any NaN-producing code and proves nothing). The
 student is called on the probes once per diagnosis, and only when some candidate matches the check's
 own input. An entry with a ``constant`` (a count "linear in n" whatever whole number the student wrote
 for the missing n, or one that ignores dtype_bytes whatever itemsize stands for it) may differ from
@@ -54,14 +56,15 @@ class Evidence:
         answers = self._answers()
         if answers is None:
             return False
-        evidence = 0
+        evidence, numbers = 0, _a_number_somewhere(view(self.args, own))
         for k, (args, answer) in enumerate(zip(self.inputs, answers)):
             said = _run(entry.impl, args)
             if said is None or not self._agree(view, args, answer, _times(said, factor)):
                 return False
+            numbers = numbers or _a_number_somewhere(view(args, said))
             right = self._reference(k, args)
             evidence += right is not None and not self._agree(view, args, _times(said, factor), right)
-        return evidence >= MIN_EVIDENCE
+        return evidence >= MIN_EVIDENCE and numbers       # NaN on every input reproduces nothing: not a name
 
     def _agree(self, view, args, got, want) -> bool:
         """The two values agree on what the entry's family fixes (``families.py``)."""
@@ -81,6 +84,14 @@ class Evidence:
             ok = answers is not None and not any(isinstance(a, Exception) for a in answers)
             self.answers = list(answers) if ok else None
         return self.answers
+
+
+def _a_number_somewhere(value) -> bool:
+    parts = value if isinstance(value, (tuple, list)) else (value,)
+    try:
+        return any((~np.isnan(np.asarray(p, dtype=float))).any() for p in parts)
+    except Exception:  # noqa: BLE001 - not numeric: agree() says it does not match
+        return True
 
 
 def _whole(args, value):
