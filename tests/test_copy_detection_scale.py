@@ -68,8 +68,8 @@ def test_the_class_is_read_once_per_batch_then_looked_up(tmp_path, monkeypatch):
     next ones read only their own files; a new batch (another token) reads the class again."""
     course = _class(tmp_path, 12)
     reads = []
-    real = integrity.read_regular
-    monkeypatch.setattr(integrity, "read_regular", lambda *a, **k: reads.append(a[2]) or real(*a, **k))
+    real = integrity.take                             # how a classmate's graded notebooks are read
+    monkeypatch.setattr(integrity, "take", lambda *a, **k: reads.append(a[2]) or real(*a, **k))
     for i in range(12):
         intake_submission(course / "submitted" / f"s{i:03d}" / "ch04_attention", course, "ch04_attention",
                           f"s{i:03d}", "batch-a")

@@ -14,6 +14,7 @@ import time
 import pytest
 
 import autograder.intake.submission as submission_module
+import autograder.intake.take as take_module
 from autograder.run.hardened import intake_submission
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
@@ -332,7 +333,7 @@ def test_identical_unfinished_notebooks_are_not_copies(course):
 def test_a_folder_that_cannot_be_listed_is_damage(course, monkeypatch):
     def refuse(fd):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr(submission_module, "listing", refuse)
+    monkeypatch.setattr(take_module, "listing", refuse)              # how intake lists the folder
     intake = _intake(course)
     assert intake.cells == [] and any("could not be listed (Permission denied)" in p for p in intake.problems)
 

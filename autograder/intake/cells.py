@@ -15,6 +15,8 @@ from ..inert import shown
 from .model import Intake
 
 MAX_CELLS = 5_000
+MAX_TEXT_CHARS = 1 << 20            # of a markdown or raw cell kept (a real one holds a few thousand); the rest
+                                    # is dropped as soon as it is read, never copied through the comparisons
 MAX_POINTS = 1_000_000
 MAX_GRADE_ID = 200
 _FLAGS = ("grade", "solution", "locked")
@@ -79,6 +81,9 @@ def _cell(index: int, item, faults: list[str]) -> Cell | None:
     if source is None:
         faults.append(f"{where}'s source is {_what(item.get('source'))}, not text")
         return None
+    if cell_type != "code" and len(source) > MAX_TEXT_CHARS:
+        faults.append(f"{where} holds {len(source):,} characters of text; only the first {MAX_TEXT_CHARS:,} were kept")
+        source = source[:MAX_TEXT_CHARS]
     return Cell(index, cell_type, source, _settings(item.get("metadata", {}), where, faults))
 
 

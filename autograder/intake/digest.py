@@ -1,11 +1,13 @@
-"""What a submission is, as one short hash: every file in its folder, by name and content.
+"""What a submission is, as one short hash: the files the grader grades, by name and content.
 
-A record carries the digest of the submission it graded, so ``grade --resume`` sees a resubmission
-(``nbgrader collect --update`` replaces the notebooks and ``timestamp.txt``) and regrades it. The
-folder is read as intake reads it: no link is followed (a link counts by its target's name), no
-FIFO or device is opened (it counts by its kind), at most ``MAX_LISTING`` names and
-``HARD_LIMIT_BYTES`` per file are read, in chunks. Nothing here raises: an unreadable entry
-counts by its error, so a folder that changes in any way gives another digest.
+A record carries the digest of the submission it graded, so ``grade --resume``, ``watch`` and the nbgrader
+door see a resubmission (``nbgrader collect --update`` replaces the notebooks and ``timestamp.txt``) and
+regrade it. Intake builds the digest from the very bytes it grades (``SubmissionHash``, fed as it reads);
+``submission_digest`` reads a folder the same way (``take``: the same files, the same caps, one
+``files.Budget``) without grading it, so the two agree. Nothing but the graded notebooks and
+``timestamp.txt`` is read: a folder of 10,000 huge or sparse files costs what its notebooks cost.
+Nothing here raises: a file that could not be read counts by why, so a change of any kind gives
+another digest.
 """
 from __future__ import annotations
 
@@ -14,83 +16,80 @@ import os
 import stat
 from pathlib import Path
 
-from .files import HARD_LIMIT_BYTES, MAX_LISTING, NOFOLLOW, kind
+from .files import NOFOLLOW, Budget, kind
+from .model import Refused
+from .names import Found
+from .take import Taken, names_in, open_submission, take, wanted
 
-_CHUNK = 1 << 20
+TIMESTAMP = "timestamp.txt"
+_TIMESTAMP_BYTES = 256
 
 
-def submission_digest(path: Path) -> str:
-    """The digest of a submission folder (or of one notebook file and its folder's timestamp.txt)."""
-    path = Path(os.path.abspath(path))
-    folder, only = (path.parent, [path.name, "timestamp.txt"]) if not _is_folder(path) else (path, None)
-    h = hashlib.sha256()
-    try:                                    # a submission folder that is a link is not followed
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        h.update(b"folder: " + _entry_at(folder))
-        return h.hexdigest()[:16]
+class SubmissionHash:
+    """The digest of what grading took from a submission, fed one notebook at a time as it is read."""
+
+    def __init__(self):
+        self._h = hashlib.sha256()
+
+    def part(self, found: Found, taken: Taken) -> None:
+        what = (b"file:" + hashlib.sha256(taken.raw).digest() if taken.raw is not None
+                else b"unread:" + why_bytes(taken.error) if taken.error is not None else b"missing")
+        self._h.update(found.name.encode("utf-8", "surrogateescape") + b"\0" +
+                       os.fsencode(found.file or "") + b"\0" + what + b"\n")
+
+    def whole(self, why: str) -> None:
+        """The submission could not be taken at all (its folder is a link, or unreadable)."""
+        self._h.update(b"folder:" + why.encode("utf-8", "surrogateescape") + b"\n")
+
+    def timestamp(self, fd: int) -> None:
+        self._h.update(b"timestamp:" + _small(fd, TIMESTAMP) + b"\n")
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()[:16]
+
+
+def submission_digest(path: Path, names, assignment: str | None = None, budget: Budget | None = None) -> str:
+    """The digest of a submission folder (or of one notebook file and its folder's timestamp.txt) as
+    intake of the notebooks ``names`` of ``assignment`` would read it."""
+    h, budget = SubmissionHash(), budget or Budget()
     try:
-        for name in sorted(only if only is not None else _names(fd)):
-            h.update(os.fsencode(name) + b"\0" + _entry(fd, name) + b"\0")
+        fd, folder, single = open_submission(Path(path), assignment)
+    except (Refused, OSError) as exc:          # a link or something else where the folder should be
+        h.whole(why_bytes(exc).decode("utf-8", "surrogateescape"))
+        return h.hexdigest()
+    try:
+        try:
+            files, _ = names_in(fd, names)
+        except OSError as exc:
+            h.whole(f"unlistable: {exc.strerror}")
+            return h.hexdigest()
+        for found in wanted(Path(os.path.abspath(path)), single, files, names)[0]:
+            taken = take(fd, folder, found, budget)
+            h.part(found, taken)
+            taken.release()
+        h.timestamp(fd)
     finally:
         os.close(fd)
-    return h.hexdigest()[:16]
+    return h.hexdigest()
 
 
-def _is_folder(path: Path) -> bool:
+def why_bytes(exc: BaseException | None) -> bytes:
+    text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    return f"{type(exc).__name__}: {text}".encode("utf-8", "surrogateescape")
+
+
+def _small(fd: int, name: str) -> bytes:
+    """A small file's bytes (no link followed, nothing but a regular file opened), or what it is."""
     try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
-def _entry_at(path: Path) -> bytes:
-    """What stands at ``path`` when it cannot be opened as a folder (a link, a FIFO, nothing)."""
-    try:
-        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError as exc:
-        return f"unreadable: {exc.strerror}".encode()
-    try:
-        return _entry(fd, path.name)
-    finally:
-        os.close(fd)
-
-
-def _names(fd: int) -> list[str]:
-    names = []
-    try:
-        with os.scandir(fd) as entries:
-            for entry in entries:
-                names.append(entry.name)
-                if len(names) >= MAX_LISTING:
-                    break
-    except OSError as exc:
-        names.append(f"\0unlistable: {exc.strerror}")
-    return names
-
-
-def _entry(dir_fd: int, name: str) -> bytes:
-    """One entry's part of the digest: a file's content hash, a link's target, another kind's name."""
-    try:
-        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-        if stat.S_ISLNK(st.st_mode):
-            return b"link:" + os.fsencode(os.readlink(name, dir_fd=dir_fd))
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
         if not stat.S_ISREG(st.st_mode):
             return kind(st.st_mode).encode()
-        return b"file:" + _content_hash(dir_fd, name)
+        sfd = os.open(name, NOFOLLOW, dir_fd=fd)
     except OSError as exc:
         return f"unreadable: {exc.strerror}".encode()
-
-
-def _content_hash(dir_fd: int, name: str) -> bytes:
-    fd = os.open(name, NOFOLLOW, dir_fd=dir_fd)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return b"changed kind"
-        h, total = hashlib.sha256(), 0
-        while total <= HARD_LIMIT_BYTES and (chunk := os.read(fd, _CHUNK)):
-            h.update(chunk)
-            total += len(chunk)
-        return h.hexdigest().encode()
+        return os.read(sfd, _TIMESTAMP_BYTES + 1) if stat.S_ISREG(os.fstat(sfd).st_mode) else b"changed kind"
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}".encode()
     finally:
-        os.close(fd)
+        os.close(sfd)

@@ -5,11 +5,18 @@ descriptor, opened with ``O_NOFOLLOW | O_NONBLOCK`` and checked again with
 ``fstat`` on the descriptor: only folders and regular files are accepted, so
 a link, a FIFO, a socket or a device is refused with a message, never
 followed, waited on or read. Reads stop at a size cap.
+
+Every read of a submission's bytes outside the sandbox is charged to a ``Budget`` (one per submission)
+in the bytes actually read and the time spent, never in what a file claims to hold: a file that claims
+more than the cap is not read at all, a sparse file (holes: bytes the student never wrote, which cost
+no disk and read as zeros) is refused before its first byte, and a read that runs past the budget's
+bytes or seconds stops with a note for the submitter.
 """
 from __future__ import annotations
 
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +27,8 @@ MAX_NOTEBOOK_BYTES = 50 << 20        # larger notebooks are flagged (outputs are
 HARD_LIMIT_BYTES = 256 << 20         # larger ones are not read at all
 MAX_LISTING = 10_000                 # names looked at in a submission folder
 _CHUNK = 1 << 20
+READ_BYTES = HARD_LIMIT_BYTES        # all the files one submission has read, together
+READ_SECONDS = 10.0                  # and the time spent reading them
 NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
@@ -39,6 +48,38 @@ class LinkRefused(Refused):
     def __init__(self, link: Link):
         super().__init__(f"{shown(link.name)} is a link (to {shown(link.target)}); links are not followed")
         self.link = link
+
+
+@dataclass
+class Budget:
+    """What reading one submission may still cost: bytes actually read, and time (monotonic clock)."""
+    bytes_left: int | None = None            # default READ_BYTES
+    seconds: float | None = None             # default READ_SECONDS: time spent reading, not between reads
+    spent: float = 0.0
+    clock = staticmethod(time.monotonic)
+
+    def __post_init__(self):
+        self.limit = self.bytes_left = READ_BYTES if self.bytes_left is None else self.bytes_left
+        self.seconds = READ_SECONDS if self.seconds is None else self.seconds
+
+    def read(self, fd: int, name: str, n: int) -> bytes:
+        """At most ``n`` bytes of ``fd``, charged; Refused once the budget is spent."""
+        start = self.clock()
+        chunk = os.read(fd, n)
+        self.spent += self.clock() - start
+        self.charge(name, len(chunk))
+        return chunk
+
+    def charge(self, name: str, n: int) -> None:
+        """Count ``n`` bytes just read from ``name``; Refused once the budget is spent."""
+        self.bytes_left -= n
+        if self.bytes_left < 0:
+            raise Refused(f"{shown(name)} was not read to its end: the submission's files together are over "
+                          f"{self.limit / 1e6:.0f} MB, the most the grader reads of one submission; clear the "
+                          "notebooks' outputs and resubmit")
+        if self.spent > self.seconds:
+            raise Refused(f"{shown(name)} was not read to its end: reading the submission took over "
+                          f"{self.seconds:g} s (a slow or unusual file); submit the notebook files themselves")
 
 
 def kind(mode: int) -> str:
@@ -99,17 +140,21 @@ def listing(dir_fd: int) -> list[str]:
     return sorted(names)
 
 
-def read_regular(dir_fd: int, folder: Path, name: str, cap: int = HARD_LIMIT_BYTES) -> tuple[bytes, os.stat_result]:
-    """The bytes of the regular file ``name`` (at most ``cap``) and its ``fstat``; raises Refused."""
+def read_regular(dir_fd: int, folder: Path, name: str, cap: int = HARD_LIMIT_BYTES,
+                 budget: Budget | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file ``name`` (at most ``cap``) and its ``fstat``; raises Refused.
+    Each chunk read is charged to ``budget`` (a fresh one by default)."""
+    budget = budget if budget is not None else Budget()
     before = _lstat(dir_fd, folder, name, stat.S_ISREG)
     if before.st_size > cap:
         raise Refused(f"{shown(name)} is {before.st_size / 1e6:.0f} MB, too large to read; "
                       "clear its outputs and resubmit")
     fd = _open_checked(dir_fd, name, NOFOLLOW, before, stat.S_ISREG)
     try:
+        _refuse_holes(fd, name)
         chunks, total = [], 0
         while total <= cap:
-            chunk = os.read(fd, min(_CHUNK, cap + 1 - total))
+            chunk = budget.read(fd, name, min(_CHUNK, cap + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -119,3 +164,17 @@ def read_regular(dir_fd: int, folder: Path, name: str, cap: int = HARD_LIMIT_BYT
         return b"".join(chunks), os.fstat(fd)
     finally:
         os.close(fd)
+
+
+def _refuse_holes(fd: int, name: str) -> None:
+    """Refused when the file has a hole: a notebook is text, and a hole reads as zero bytes that were never
+    written (a sparse file claims any size at no cost to its maker's disk, and would cost the grader's time)."""
+    size = os.fstat(fd).st_size
+    try:
+        hole = os.lseek(fd, 0, os.SEEK_HOLE)
+    except OSError:                                   # a filesystem that cannot tell: the budget still bounds it
+        return
+    os.lseek(fd, 0, os.SEEK_SET)
+    if hole < size:
+        raise Refused(f"{shown(name)} is a sparse file (it claims {size / 1e6:.0f} MB, with holes no one wrote); "
+                      "a notebook has none, so it was not read. Submit the notebook file itself")

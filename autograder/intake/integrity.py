@@ -18,14 +18,13 @@ from pathlib import Path
 
 from ..inert import shown
 from .expected import CourseNotebooks
-from .files import MAX_NOTEBOOK_BYTES, Link, listing, open_folder, read_regular
+from .files import MAX_NOTEBOOK_BYTES, Budget, Link, listing, open_folder
 from .model import Refused
-from .names import notebook_for
 from .parse import digest_of
 from .secret import SECRET, class_secrets, is_link, sharers
+from .take import names_in, take, wanted
 
 _MAX_CLASSMATES = 5_000
-_MAX_PER_STUDENT = 20
 _MAX_ENTRIES = 1_000     # entries of one classmate's folder looked at for hard links
 
 
@@ -159,17 +158,21 @@ def read_class(submitted: Path, assignment: str, names: tuple) -> ClassIndex:
                 st = _regular(fd, file)
                 if st is not None:
                     files.setdefault((st.st_dev, st.st_ino), set()).add(student)
-            for file in [f for f in entries if notebook_for(f, names)][:_MAX_PER_STUDENT]:
-                try:
-                    data, _ = read_regular(fd, submitted / student / assignment, file, MAX_NOTEBOOK_BYTES)
-                except (Refused, OSError):
-                    continue
-                found = digest_of(data)
-                if found is not None:
-                    digests.setdefault(found, set()).add(student)
+            for found in _graded(fd, submitted / student / assignment, names):
+                digests.setdefault(found, set()).add(student)
         finally:
             os.close(fd)
     return ClassIndex({d: frozenset(s) for d, s in digests.items()}, {f: frozenset(s) for f, s in files.items()})
+
+
+def _graded(fd: int, folder: Path, names: tuple) -> list[str]:
+    """The content digests of the notebooks a classmate's grading takes (``take``), within one budget."""
+    budget, out = Budget(bytes_left=MAX_NOTEBOOK_BYTES * max(len(names), 1)), []
+    for found in wanted(folder, False, names_in(fd, names)[0], names)[0]:
+        raw = take(fd, folder, found, budget).release()
+        if raw is not None and len(raw) <= MAX_NOTEBOOK_BYTES and (content := digest_of(raw)) is not None:
+            out.append(content)
+    return out
 
 
 def secret_event(fd: int, secret: bytes | str, ctx: Context) -> tuple[str, str] | None:

@@ -34,6 +34,7 @@ class Intake:
     owner: dict[int, str] = field(default_factory=dict)   # index in problems -> the notebook it is about
     layout: dict[str, list] = field(default_factory=dict)  # notebook -> its checked cells (cells.Cell), in order
     secret: bytes | None = None   # submission_secret.txt when usable and the submission's own (None: not so)
+    submission: str = ""          # the digest of the bytes graded (intake.digest), what records carry
 
     def flags(self) -> dict[str, list[str]]:
         """notebook -> the problems of that notebook; "" -> those of the whole submission (its folder, say)."""

@@ -8,14 +8,14 @@ numpy in chunks), and a notebook nested deeper than any real one is refused.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import json
 import re
-import unicodedata
 import warnings
 
 import numpy as np
 
+from .canonical import notebook_digest
+from .decoded import MAX_DECODED_BYTES, decoded_size, escapable, narrow_text
 from .model import Intake
 
 MAX_DEPTH = 64                      # real notebooks nest about 8 levels
@@ -30,58 +30,65 @@ _SEPARATORS = (ord(","), ord(":"))
 
 def decode(raw: bytes, name: str, intake: Intake) -> str:
     """UTF-8 text; a byte-order mark is dropped, UTF-16 is decoded, other bytes are replaced (damage)."""
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        intake.note(f"{name}.ipynb was saved as UTF-16; it was read as such (Jupyter saves UTF-8).")
-        return raw.decode("utf-16", "replace")
-    if raw.startswith(codecs.BOM_UTF8):
-        raw = raw[len(codecs.BOM_UTF8):]
+    raw = _utf8(raw, name, intake)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        intake.damage(f"{name}.ipynb contains bytes that are not UTF-8 (at byte {exc.start}); they were "
-                      "replaced and the rest graded.")
+        _not_utf8(name, exc.start, intake)
         return raw.decode("utf-8", "replace")
 
 
-def read_notebook(raw: bytes, name: str, intake: Intake) -> tuple[dict | None, bool]:
+def _utf8(raw: bytes, name: str, intake: Intake) -> bytes:
+    """The notebook's bytes as UTF-8 without a byte-order mark (UTF-16 transcoded, with a note)."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        intake.note(f"{name}.ipynb was saved as UTF-16; it was read as such (Jupyter saves UTF-8).")
+        return raw.decode("utf-16", "replace").encode("utf-8")
+    return raw[len(codecs.BOM_UTF8):] if raw.startswith(codecs.BOM_UTF8) else raw
+
+
+def _not_utf8(name: str, at: int, intake: Intake) -> None:
+    intake.damage(f"{name}.ipynb contains bytes that are not UTF-8 (at byte {at}); they were "
+                  "replaced and the rest graded.")
+
+
+def read_notebook(source, name: str, intake: Intake) -> tuple[dict | None, bool]:
     """The one decoded view of a notebook's bytes: decoded as ``decode`` does, parsed as ``parse`` does.
-    Grading and every integrity check (copies of classmates, of the course's notebooks) read this."""
-    return parse(decode(raw, name, intake), name, intake)
+    Grading and every integrity check (copies of classmates, of the course's notebooks) read this.
+
+    ``source``: the bytes, or what holds them once (``take.Taken``: released here, so they are freed as
+    soon as they are decoded). What the grading process holds is bounded in bytes: a notebook whose
+    decoded text would take over ``decoded.MAX_DECODED_BYTES`` is not decoded, the nesting and size are
+    measured on the bytes, and the text is held narrow (``decoded.narrow_text``)."""
+    raw = _utf8(source.release() if hasattr(source, "release") else source, name, intake)
+    size, width = decoded_size(raw)
+    if size > MAX_DECODED_BYTES:
+        wide = (" (it holds characters beyond U+FFFF, which Python holds in 4 bytes each)" if width == 4 else
+                " (it holds characters beyond U+00FF, which Python holds in 2 bytes each)" if width == 2 else "")
+        intake.damage(f"{name}.ipynb would take {size / 1e6:,.0f} MB of the grader's memory once decoded{wide}; the "
+                      f"limit is {MAX_DECODED_BYTES / 1e6:.0f} MB, so it was not graded. Clear its outputs and "
+                      "resubmit.")
+        return None, False
+    measured = shape(raw)
+    if width == 4 and escapable(raw):
+        text, bad = narrow_text(raw)
+    else:
+        try:
+            text, bad = raw.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            text, bad = raw.decode("utf-8", "replace"), exc.start
+    if bad is not None:
+        _not_utf8(name, bad, intake)
+    del raw
+    return _parse(text, measured, name, intake)
 
 
 def digest(nb: dict) -> str:
     """sha256 of a parsed notebook's content, whatever its encoding or layout on disk: the JSON written
     canonically (keys sorted, no spaces), the multi-line strings nbformat stores as lists of lines (cell
     sources, output text and data) joined, text in Unicode's NFC form. A BOM, UTF-16, another indentation
-    or key order gives the same digest; any change of content does not."""
-    text = json.dumps(_joined(nb), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _joined(nb: dict) -> dict:
-    cells = nb.get("cells")
-    return {**nb, "cells": [_joined_cell(c) for c in cells]} if isinstance(cells, list) else nb
-
-
-def _joined_cell(cell):
-    if not isinstance(cell, dict):
-        return cell
-    cell = {**cell, "source": _lines(cell["source"])} if "source" in cell else cell
-    outputs = cell.get("outputs")
-    return {**cell, "outputs": [_joined_output(o) for o in outputs]} if isinstance(outputs, list) else cell
-
-
-def _joined_output(out):
-    if not isinstance(out, dict):
-        return out
-    out = {**out, "text": _lines(out["text"])} if "text" in out else out
-    data = out.get("data")
-    return {**out, "data": {k: _lines(v) for k, v in data.items()}} if isinstance(data, dict) else out
-
-
-def _lines(value):
-    """A list of lines as the one string nbformat reads it as; anything else as it is."""
-    return "".join(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else value
+    or key order gives the same digest; any change of content does not. Streamed (``canonical``): no
+    copy of the whole notebook is made."""
+    return notebook_digest(nb)
 
 
 def digest_of(raw: bytes) -> str | None:
@@ -95,7 +102,7 @@ def nesting_depth(text: str) -> int:
     return shape(text)[0]
 
 
-def shape(text: str) -> tuple[int, int]:
+def shape(text: str | bytes) -> tuple[int, int]:
     """(the deepest bracket nesting, at most how many JSON values) outside JSON strings, in linear time,
     without recursion and before anything is materialised.
 
@@ -105,7 +112,8 @@ def shape(text: str) -> tuple[int, int]:
     them), so every quote left opens or closes a string; marks count only outside strings. No regular
     expression runs over the student's text here: one that can fail would be quadratic on it.
     """
-    raw = text.encode("utf-8", "replace").replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    raw = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    raw = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
     depth = deepest = inside = values = 0
     for start in range(0, len(raw), _CHUNK):
         a = np.frombuffer(raw, np.uint8, count=min(_CHUNK, len(raw) - start), offset=start)
@@ -129,7 +137,11 @@ def parse(text: str, name: str, intake: Intake) -> tuple[dict | None, bool]:
 
     Whether it was salvaged is said here, never read from the file: a student cannot claim it.
     """
-    depth, values = shape(text)
+    return _parse(text, shape(text), name, intake)
+
+
+def _parse(text: str, measured: tuple[int, int], name: str, intake: Intake) -> tuple[dict | None, bool]:
+    depth, values = measured
     if depth > MAX_DEPTH:
         intake.damage(f"{name}.ipynb is not a notebook: its JSON is nested at least {depth} levels deep (a notebook "
                       f"needs about 8, the limit is {MAX_DEPTH}); it was not graded.")

@@ -16,12 +16,14 @@ from ..inert import shown
 from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines
 from .expected import course_notebooks
-from .files import MAX_NOTEBOOK_BYTES, LinkRefused, listing, open_folder, read_regular
+from .digest import SubmissionHash, why_bytes
+from .files import MAX_NOTEBOOK_BYTES, Budget, LinkRefused
 from .integrity import Context, copy_event, link_event, secret_event, source_event, twin_event
 from .model import Intake, Refused
-from .names import Found, find, notebook_for
+from .names import Found
 from .parse import digest, read_notebook
 from .secret import secret_in
+from .take import Taken, levels, names_in, open_submission, take, wanted
 
 
 def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
@@ -29,70 +31,61 @@ def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGN
     """The student's code cells and the submission's damage; raises only CourseError (the course's fault).
     ``snapshot``: a batch's token; its submissions are compared with the class as this process first read
     it for that batch (``integrity.class_index``), instead of reading the class again for each. ``notebooks``:
-    the assignment's notebooks as the caller read them (``course.view``); by default they are read here."""
+    the assignment's notebooks as the caller read them (``course.view``); by default they are read here.
+    ``Intake.submission`` is the digest of exactly the bytes graded (``digest.SubmissionHash``)."""
     notebooks = notebooks if notebooks is not None else course_notebooks(Path(course), assignment)
     ctx = Context(Path(course), assignment, student_id, notebooks, snapshot)
-    intake = Intake()
+    intake, h = Intake(), SubmissionHash()
     path = Path(os.path.abspath(path))
-    single = path.name.lower().endswith(".ipynb")
-    folder = path.parent if single else path
     try:
-        fd = open_folder(folder, _levels(folder, assignment))
+        fd, folder, single = open_submission(path, assignment)
     except LinkRefused as exc:
         intake.damage(*link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx), suspicion=True)
-        return intake
+        return _sealed(intake, h, exc)
     except (Refused, OSError) as exc:
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
-        return intake
+        return _sealed(intake, h, exc)
     try:
-        if not single and _levels(folder, assignment) == 2:        # nbgrader's layout: a secret decides delivery
+        if not single and levels(folder, assignment) == 2:        # nbgrader's layout: a secret decides delivery
             secret = secret_in(fd)
             event = secret_event(fd, secret, ctx)
             if event:
                 intake.damage(*event, suspicion=True)
             elif isinstance(secret, bytes):
                 intake.secret = secret
-        files = listing(fd) + [f"{n}.ipynb" for n in ctx.notebooks.names if _exists(fd, f"{n}.ipynb")]
-        for found in _wanted(path, single, files, ctx, intake):
-            _guarded(fd, folder, found, ctx, intake)
+        files, crowded = names_in(fd, ctx.notebooks.names)
+        if crowded:
+            intake.note(crowded)
+        found, problem = wanted(path, single, files, ctx.notebooks.names)
+        if problem:
+            intake.damage(problem)
+        budget = Budget()
+        for one in found:
+            _guarded(fd, folder, one, ctx, intake, h, budget)
+        h.timestamp(fd)
     except OSError as exc:
         intake.damage(f"The submission folder could not be listed ({_reason(exc)}); nothing was graded.")
+        h.whole(f"unlistable: {exc.strerror}")
     finally:
         os.close(fd)
+    intake.submission = h.hexdigest()
     return intake
 
 
-def _exists(fd: int, name: str) -> bool:
-    """Whether ``name`` is in the folder, link or not (a huge folder's listing may not reach it)."""
-    try:
-        os.stat(name, dir_fd=fd, follow_symlinks=False)
-    except OSError:
-        return False
-    return True
+def _sealed(intake: Intake, h: SubmissionHash, exc: Exception) -> Intake:
+    h.whole(why_bytes(exc).decode("utf-8", "surrogateescape"))
+    intake.submission = h.hexdigest()
+    return intake
 
 
-def _levels(folder: Path, assignment: str) -> int:
-    """How many trailing folders belong to the student: ``<student>/<assignment>`` in nbgrader's layout."""
-    return 2 if folder.name == assignment and folder.parent.parent.name == "submitted" else 1
-
-
-def _wanted(path: Path, single: bool, files: list[str], ctx: Context, intake: Intake) -> list[Found]:
-    names = ctx.notebooks.names
-    if not single:
-        return [find(name, files, names) for name in names]
-    match = notebook_for(path.name, names)
-    if match is None:
-        intake.damage(f"{shown(path.name)} is not one of the assignment's notebooks ({', '.join(names)}).")
-        return []
-    note = None if path.name == f"{match}.ipynb" else f"{shown(path.name)} was graded as {match}.ipynb."
-    return [Found(match, path.name, note=note)]
-
-
-def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
+def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake, h: SubmissionHash,
+             budget: Budget) -> None:
     """One notebook's intake; any unexpected error damages this notebook only (its problems are its own)."""
     before = len(intake.problems)
+    taken = take(fd, folder, found, budget)
+    h.part(found, taken)
     try:
-        _notebook(fd, folder, found, ctx, intake)
+        _notebook(found, taken, ctx, intake)
     except Exception as exc:  # noqa: BLE001 - a surprise in one notebook must not stop the others
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()[:200]
         intake.damage(f"{found.name}.ipynb could not be read by the grader ({shown(detail, 200)}); it was not "
@@ -100,21 +93,21 @@ def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) 
     intake.owner.update(dict.fromkeys(range(before, len(intake.problems)), found.name))
 
 
-def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> None:
+def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:
     name = found.name
     if found.problem:
         intake.damage(found.problem)
         return
     if found.note:
         intake.note(found.note)
-    raw = _read(fd, folder, found, ctx, intake)
-    if raw is None:
+    if not _readable(found, taken, ctx, intake):
         return
     intake.files[name] = found.file
-    if len(raw) > MAX_NOTEBOOK_BYTES:
-        intake.damage(f"{name}.ipynb is {len(raw) / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
+    size = len(taken.raw)
+    if size > MAX_NOTEBOOK_BYTES:
+        intake.damage(f"{name}.ipynb is {size / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
                       "mostly outputs; the outputs were ignored and the code graded.")
-    nb, salvaged = read_notebook(raw, name, intake)
+    nb, salvaged = read_notebook(taken, name, intake)          # the bytes freed once decoded
     if nb is None:
         return
     content = digest(nb)                        # what integrity reads is what is graded: the decoded notebook
@@ -124,6 +117,7 @@ def _notebook(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake)
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
     cells = cells_of(nb, name, intake)
+    del nb                                      # what is graded is in the cells: the rest is freed now
     intake.layout[name] = cells
     collect_cells(cells, name, expected, intake, salvaged)
     if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
@@ -136,22 +130,21 @@ def _what(found: Found) -> str:
     return f"{found.name}.ipynb" if found.file == f"{found.name}.ipynb" else shown(found.file)
 
 
-def _read(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake) -> bytes | None:
+def _readable(found: Found, taken: Taken, ctx: Context, intake: Intake) -> bool:
+    """Whether the notebook's bytes are there to grade; why not, as damage, when they are not."""
     what = _what(found)
-    try:
-        raw, st = read_regular(fd, folder, found.file)
-    except LinkRefused as exc:
-        intake.damage(*link_event(exc.link, what, ctx), suspicion=True)
-        return None
-    except (Refused, OSError) as exc:
-        intake.damage(f"{what} could not be read ({_reason(exc)}); it was not graded. Submit the notebook "
+    if isinstance(taken.error, LinkRefused):
+        intake.damage(*link_event(taken.error.link, what, ctx), suspicion=True)
+        return False
+    if taken.error is not None:
+        intake.damage(f"{what} could not be read ({_reason(taken.error)}); it was not graded. Submit the notebook "
                       "file itself.")
-        return None
-    event = copy_event(st, what, ctx)
+        return False
+    event = copy_event(taken.st, what, ctx)
     if event:
         intake.damage(event[0], event[2], suspicion=True)
-        return None if event[1] else raw
-    return raw
+        return not event[1]
+    return True
 
 
 def _reason(exc: Exception) -> str:

@@ -118,19 +118,36 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
                              course=course, assignment=assignment, view=view)
 
 
+def current_submission(course, assignment: str, student: str, view: CourseView | None = None) -> str:
+    """The digest of ``submitted/<student>/<assignment>`` as it is now, as a record carries it
+    (``intake.digest``): the one identity of "the same submission" for --resume and the nbgrader door."""
+    from ..intake.digest import submission_digest
+    return submission_digest(Path(course) / "submitted" / student / assignment, _names(course, assignment, view),
+                             assignment)
+
+
+def _names(course, assignment: str, view: CourseView | None = None) -> tuple[str, ...]:
+    """The assignment's notebooks, as intake takes them (the digest reads only those)."""
+    from ..intake.expected import CourseError, course_notebooks
+    try:
+        if view is not None and view.assignment == assignment:
+            return notebooks_of(view).names
+        return course_notebooks(Path(course), assignment).names
+    except CourseError:                                    # no notebooks: the digest then reads none
+        return ()
+
+
 def failed_record(student_id: str, message: str, detail: str = "", *, course=None,
                   assignment: str = "", view: CourseView | None = None) -> Record:
     """Every check at 0 with ``message``, marked for review (``view``: the course as the batch read it)."""
     from ..grading.fingerprint import fingerprint, fingerprint_of
-    from ..intake.digest import submission_digest
     from ..grading.rubric import RUBRIC
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, flags={"": [message]},
                   fingerprint=fingerprint_of(view.grade_cells) if view is not None and view.assignment == assignment
                   else fingerprint(course, assignment) if course else "",
-                  submission=submission_digest(Path(course) / "submitted" / student_id / assignment)
-                  if course else "")
+                  submission=current_submission(course, assignment, student_id, view) if course else "")
 
 
 @dataclass
@@ -250,22 +267,21 @@ def _plan(out: Path, course: Path, assignment: str, chosen: list[str], current: 
 
 def _outdated(record: Record | None, current: str, folder: Path) -> str | None:
     """Why ``record`` does not stand for the submission in ``folder`` now: None when it does."""
-    from ..intake.digest import submission_digest
     if record is None:
         return "missing"
     if record.fingerprint != current:
         return "grader"
-    return "submission" if record.submission != submission_digest(folder) else None
+    return "submission" if record.submission != current_submission(folder.parents[2], folder.name,
+                                                                   folder.parent.name) else None
 
 
 def _not_current(course: Path, assignment: str, everyone: list[str], chosen: list[str], records) -> list[str]:
     """Notes on the class outside ``chosen``: students the outputs lack (no current record) and records
     older than their submission."""
-    from ..intake.digest import submission_digest
     have = {r.student_id: r for r in records}
     missing = [s for s in everyone if s not in chosen and s not in have]
     stale = [s for s in everyone if s not in chosen and s in have
-             and have[s].submission != submission_digest(course / "submitted" / s / assignment)]
+             and have[s].submission != current_submission(course, assignment, s)]
     notes = []
     if missing:
         notes.append(f"{_some(missing)} ha{'s' if len(missing) == 1 else 've'} a submission but no record "

@@ -16,7 +16,6 @@ from ..grading.namespace import run_cell
 from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
-from ..intake.digest import submission_digest
 from ..intake.expected import notebooks_of
 from ..intake.names import notebook_for
 from ..records import OutputError, Record
@@ -48,7 +47,6 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
     student_id = student_id or infer_student(path, assignment)
     if view is None or view.root != Path(course).resolve() or view.assignment != assignment:
         view = read_course(course, assignment)
-    submission = submission_digest(path)                     # before intake: a later change counts as new
     intake = intake_submission(path, course, assignment, student_id, snapshot, notebooks=notebooks_of(view))
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
@@ -71,7 +69,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
                   flags=_flags(intake, dict(zip(notebooks, graded))),
                   notes=intake.notes + [n for g in graded for n in g.notes],
                   output="\n".join(g.output for g in graded if g.output),
-                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=submission,
+                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=intake.submission,
                   files=intake.files)
     if autograded is None:
         return record

@@ -1,0 +1,129 @@
+"""The grading process's memory is bounded in bytes, not in JSON values.
+
+Python holds a string at the width of its widest character: one emoji in a long string makes every
+character of it cost 4 bytes, and intake used to copy such text several times (the decoded document,
+its scans, ``json.loads``, the digest's canonical text, its NFC form and bytes): 12 times the file.
+Now the decoded size is measured on the bytes and budgeted before anything is decoded, the document
+is held narrow, the digest is streamed and the notebook is dropped once its cells are taken.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import tracemalloc
+import unicodedata
+
+import pytest
+
+from autograder.intake import canonical, parse
+from autograder.intake.model import Intake
+from autograder.intake.submission import intake_submission
+from batch_helpers import make_class
+
+A, NB = "ch04_attention", "ex1_attention"
+WIDE = "\U0001F600"
+
+
+def _peak(call) -> int:
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        call()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    return make_class(tmp_path_factory.mktemp("memory"), ["correct-1"])
+
+
+@pytest.mark.parametrize("where", ["output", "markdown"])
+def test_one_wide_character_in_a_long_string_costs_a_bounded_multiple_of_the_file(course, tmp_path, where):
+    mine = tmp_path / "c"
+    shutil.copytree(course, mine)
+    path = mine / "submitted/correct-1" / A / f"{NB}.ipynb"
+    nb = json.loads(path.read_text())
+    long = "a" * (4 << 20) + WIDE
+    if where == "output":
+        code = next(c for c in nb["cells"] if c["cell_type"] == "code")
+        code["outputs"] = [{"output_type": "stream", "name": "stdout", "text": long}]
+    else:
+        nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": long})
+    path.write_text(json.dumps(nb, ensure_ascii=False))
+    del nb, long
+    size = path.stat().st_size
+    got = []
+    peak = _peak(lambda: got.append(intake_submission(path.parent, mine, A, "correct-1")))
+    assert peak <= 9 * size, f"intake held {peak / size:.1f} times the file"      # it was 12 (and 24 with -n)
+    assert len(got[0].files) == 4 and len([c for c in got[0].cells if c.notebook == NB]) > 0
+
+
+def test_a_notebook_that_would_decode_past_the_budget_is_refused_before_it_is_decoded(monkeypatch):
+    raw = json.dumps({"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "a" * (8 << 20) + WIDE}]},
+                     ensure_ascii=False).encode()
+    monkeypatch.setattr(parse, "MAX_DECODED_BYTES", 16 << 20)
+    intake = Intake()
+    peak = _peak(lambda: parse.read_notebook(raw, NB, intake))
+    [line] = intake.problems
+    assert "would take 34 MB of the grader's memory once decoded" in line and "beyond U+FFFF" in line
+    assert peak < len(raw) / 2                                  # measured on the bytes, never decoded
+
+
+CASES = ['{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["x = \'%s\'\\n", "y"]}]}' % t
+         for t in ("é", WIDE, "e\u0301" + WIDE, "\\u00e9" + WIDE, "\\\\" + WIDE, "\ud7ff" * 3 + WIDE)]
+
+
+@pytest.mark.parametrize("text", CASES + ['{"cells": [{"source": "\\' + WIDE + '"}]}', '{"cells": [' + WIDE])
+def test_the_narrow_document_parses_to_the_same_notebook(text):
+    """Wide text is decoded with JSON's escapes for what is not ASCII: the same values, the same verdicts
+    (a backslash before a wide character is broken JSON either way)."""
+    raw = text.encode("utf-8", "surrogatepass")
+    try:
+        expected = json.loads(raw.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        expected = None
+    got, salvaged = parse.read_notebook(raw, NB, Intake())
+    assert (got if not salvaged else None) == (expected if isinstance(expected, dict) else None)
+
+
+def _reference_digest(nb) -> str:
+    """The canonical digest written whole, as intake computed it before it was streamed."""
+    def lines(v):
+        return "".join(v) if isinstance(v, list) and all(isinstance(x, str) for x in v) else v
+
+    def output(o):
+        if not isinstance(o, dict):
+            return o
+        o = {**o, "text": lines(o["text"])} if "text" in o else o
+        return {**o, "data": {k: lines(v) for k, v in o["data"].items()}} if isinstance(o.get("data"), dict) else o
+
+    def cell(c):
+        if not isinstance(c, dict):
+            return c
+        c = {**c, "source": lines(c["source"])} if "source" in c else c
+        return {**c, "outputs": [output(o) for o in c["outputs"]]} if isinstance(c.get("outputs"), list) else c
+    whole = {**nb, "cells": [cell(c) for c in nb["cells"]]} if isinstance(nb.get("cells"), list) else nb
+    text = json.dumps(whole, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(unicodedata.normalize("NFC", text).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@pytest.mark.parametrize("slice_chars", [3, 1 << 16])
+def test_the_streamed_digest_is_the_canonical_digest(monkeypatch, slice_chars):
+    """Cut anywhere (slices of 3 characters), with combining marks, Hangul jamo, surrogates and ligatures
+    at every boundary, the streamed digest equals the whole text's: copies are still found."""
+    monkeypatch.setattr(canonical, "_SLICE", slice_chars)
+    rnd = random.Random(slice_chars)
+    alphabet = ["a", "é", "e\u0301", "\u0301", WIDE, "\n", '"', "\\", "\u1100", "\u1161", "\ud800", "ﬁ", "Å",
+                "\u0327", "\x00", " "]
+    for _ in range(600):
+        s = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
+        k = rnd.randint(0, len(s))
+        nb = {"cells": [{"source": [s[:k], s[k:]], "outputs": [{"text": [s, "x"], "data": {"t": [s[3:], s[:3]],
+              "n": 1.5}}], "other": [s]}, "not a cell", {"source": s, "outputs": {"text": [s]}}],
+              "outputs": [{"text": ["a", s]}], "metadata": {s: [None, True, 3, float("nan"), -0.0, 10 ** 30]}}
+        assert parse.digest(nb) == _reference_digest(nb), repr(s)
