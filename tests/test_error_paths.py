@@ -44,13 +44,17 @@ def test_postgres_is_spelled_postgresql(course, capsys):
     assert "SQLAlchemy knows no database kind 'postgres'" in line and "postgresql://" in line
 
 
-def test_a_missing_database_driver_says_what_to_install_into_which_python(course, capsys):
-    import importlib.util
-    if importlib.util.find_spec("psycopg"):
-        pytest.skip("psycopg is installed here")
+def test_a_missing_database_driver_says_what_to_install_into_which_python(course, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)             # as where the postgres extra is not installed
     line = _error(capsys, _grade(course, "--gradebook", "postgresql://me@db.example/course"))
     assert "the database driver 'psycopg' for postgresql is not installed" in line
-    assert f"{sys.executable} -m pip install" in line
+    assert f"{sys.executable} -m pip install 'attention-course[postgres]'" in line
+
+
+def test_a_url_for_psycopg2_where_psycopg_3_is_installed_names_the_url_to_write(course, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg2", None)
+    line = _error(capsys, _grade(course, "--gradebook", "postgresql+psycopg2://me@db.example/course"))
+    assert "psycopg 3 is (the postgres extra): write the URL as postgresql+psycopg://me@db.example/course" in line
 
 
 @pytest.mark.parametrize("out, why", [("/proc/x", "No such file or directory"),

@@ -122,3 +122,18 @@ def test_watch_reads_due_dates_and_extensions_from_postgres(postgres, tmp_path):
         assert due.due("other", "ada") is None
     finally:
         due.close()
+
+
+def test_a_writer_whose_run_lost_the_server_lock_writes_nothing(postgres):
+    """The writer's check before each commit: while the run's connection holds the advisory lock the
+    writer is the run's; once it does not (the run ended, or another took over), it is an orphan."""
+    from autograder.gradebook.nbgrader_api import nbgrader_api, stamp_new
+    from autograder.gradebook.writer import RunCheck
+    url = postgres.create_database("orphan")
+    stamp_new(url)
+    lock = ServerRunLock(url).acquire()
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        check = RunCheck(None, [], [], backend=lock.backend)
+        assert check.ours(gb)
+        lock.release()
+        assert wait_until(lambda: not check.ours(gb), 10)

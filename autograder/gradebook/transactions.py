@@ -41,9 +41,10 @@ def is_gone(exc: BaseException) -> bool:
     state = sqlstate(exc)
     text = str(exc)
     return (bool(getattr(exc, "connection_invalidated", False)) or state.startswith(GONE_STATES)
-            or any(words in text for words in ("connection failed", "server closed the connection",
+            or any(words in text for words in ("connection failed", "connection is bad", "server closed the connection",
                                                "connection is lost", "the connection is closed",
-                                               "terminating connection", "Connection refused")))
+                                               "terminating connection", "Connection refused",
+                                               "Is the server running")))
 
 
 def short_transaction(gb, work, *, read_only: bool = False, retry_for: float = RETRY_FOR,

@@ -112,8 +112,8 @@ def _check_driver(db_url: str, what: str) -> None:
     except ImportError as exc:
         module = getattr(exc, "name", None) or str(exc)
         if dialect.name == "postgresql" and module == "psycopg2" and _importable("psycopg"):
-            raise ValueError(f"{what} {db_url}: SQLAlchemy reads postgresql:// as the psycopg2 driver, which is not "
-                             "installed; psycopg 3 is (the postgres extra): write the URL as postgresql+psycopg://"
+            raise ValueError(f"{what} {db_url}: the URL names the psycopg2 driver (SQLAlchemy before 2.1 reads a plain "
+                             "postgresql:// so), which is not installed; psycopg 3 is (the postgres extra): write the URL as postgresql+psycopg://"
                              + db_url.split("://", 1)[1] + ", in nbgrader_config.py too, which formgrader and "
                              "nbgrader export read") from None
         raise ValueError(f"{what} {db_url}: the database driver {module!r} for {dialect.name} is not installed "
