@@ -38,8 +38,18 @@ EXTRA_CAUGHT = {
     "softmax_global_sum": ({"ex2_causal_mask", "ex4_cross_attention"},
                            "the notebook's own softmax copy makes rows that do not sum to 1"),
 }
-# Fixtures that lose points in a notebook whose visible tests cannot catch them, and why (none today).
-FIXTURE_MISSES: dict[tuple[str, str], str] = {}
+# Fixtures that lose points in a notebook whose visible tests cannot catch them, and why: each is right on
+# every input of the visible tests, which use small shapes with n_q >= 2 and call each function once.
+FIXTURE_MISSES: dict[tuple[str, str], str] = {
+    **{("nothing_right_only_on_small_shapes", nb): "right by construction on every size up to 5, the visible "
+       "tests' largest" for nb in ("ex1_attention", "ex2_causal_mask", "ex4_cross_attention")},
+    ("shapes_squeezed_for_one_query", "ex4_cross_attention"): "wrong only with one query (n_q = 1); the visible "
+        "test has two",
+    ("state_cached_on_q_only", "ex4_cross_attention"): "wrong only on a second call with the same Q; the visible "
+        "test calls once",
+    ("state_returned_buffer_reused", "ex1_attention"): "an earlier result changes only after a later call; the "
+        "visible test holds one result",
+}
 
 # Catalogue entries (id, function, notebook) the visible tests cannot catch there, and why.
 CATALOGUE_MISSES = {

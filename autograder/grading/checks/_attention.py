@@ -3,19 +3,28 @@
 Each check charges its own property once: the shapes, the values, the rows'
 normalisation, stability on large scores. A mistake that one check owns does not
 fail the others (transposed weights cost the shapes and values, not the row sums).
-The value check also owns state (``_state.py``): it calls the function with its inputs,
-with other values of the same shapes and with its inputs again. The property checks
-earn nothing from a function that computes nothing from its inputs.
+The hidden cases cover the input space: a size of 1 in each dimension (the shapes check,
+and the value check where the shapes are right), two widths d_k and fresh, larger sizes
+(the value check). The value check also owns state (``_state.py``). The property checks
+earn nothing from a function not shown to compute from its inputs (``_evidence.py``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+import solutions as S
+
 from ..student import StudentError, call, to_pair
 from ...tolerance import close, tolerance
 from ...misconceptions import diagnose_square
 from ._base import Probe, fail, mismatch, nan_first, normal, ok, pick_sizes
-from ._state import attends, mutation_problem, nothing_computed, repeat, state_problem
+from ._evidence import attention_unproven, fresh_case
+from ._state import Varied, mutation_problem, repeat, state_problem
+
+REFERENCE = {"scaled_dot_product_attention": S.scaled_dot_product_attention,
+             "causal_attention": S.causal_attention, "cross_attention": S.cross_attention}
+ONE = {"n_q": "one query (n_q = 1: one decoder position)", "n_k": "one key (n_k = 1)", "d_k": "d_k = 1",
+       "d_v": "d_v = 1"}
 
 
 def case(rng, *, square: bool = False):
@@ -25,52 +34,152 @@ def case(rng, *, square: bool = False):
     return normal(rng, n_q, d_k), normal(rng, n_k, d_k), normal(rng, n_k, d_v)
 
 
+def size_one_cases(rng, *, square: bool = False) -> list[tuple[str, tuple]]:
+    """(dimension, Q K V) with that dimension of size 1 and the others different and at least 2 (n_q and
+    n_k stay equal when square, so only d_k and d_v are 1 there: n = 1 is the single-token check's)."""
+    out = []
+    for dim in ("d_k", "d_v") if square else ("n_q", "n_k", "d_k", "d_v"):
+        sizes = dict(zip(("n_q", "n_k", "d_k", "d_v"), pick_sizes(rng, 4, 2, 10)))
+        sizes[dim] = 1
+        if square:
+            sizes["n_k"] = sizes["n_q"]
+        out.append((dim, (normal(rng, sizes["n_q"], sizes["d_k"]), normal(rng, sizes["n_k"], sizes["d_k"]),
+                          normal(rng, sizes["n_k"], sizes["d_v"]))))
+    return out
+
+
 def expected_shapes(Q, K, V) -> str:
     return (f"Called with Q {Q.shape}, K {K.shape} and V {V.shape}, it should return an output of shape "
             f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}.")
 
 
 def run(student, name, Q, K, V):
-    """(output, weights); an exception the function raised is restated with the inputs' shapes."""
+    """(output, weights); an exception the function raised is restated with the inputs' shapes and, when
+    it runs on inputs of the same sizes made square (or with d_v = d_k), with what those inputs show."""
     try:
         return to_pair(call(student, name, Q, K, V), name)
     except StudentError as exc:
         if exc.raised in (None, "NotImplementedError"):
             raise
-        said = f"{str(exc).rstrip('.')}. {expected_shapes(Q, K, V)}"
-        entry = diagnose_square(name, (Q, K, V), Probe(student, name))
-        if entry is None:
-            raise StudentError(said, exc.diagnosis, exc.raised) from None
-        raise StudentError(f"{said} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id,
-                           exc.raised) from None
+        raise restated(student, name, exc, (Q, K, V)) from None
 
 
-def shapes(student, name, Q, K, V):
+def restated(student, name, exc: StudentError, args: tuple) -> StudentError:
+    """The error with the inputs' shapes, and what inputs of the same sizes in another class show: the entry
+    proven on square inputs, else (square, or d_v = d_k) that it is right there, or the stage that deviates."""
+    message = f"{str(exc).rstrip('.')}. {expected_shapes(*args)}"
+    entry = diagnose_square(name, args, Probe(student, name))
+    if entry is not None:
+        return StudentError(f"{message} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id,
+                            exc.raised)
+    for said, other in _other_shapes(*args):
+        try:
+            pair = to_pair(call(student, name, *other), name)
+        except StudentError:
+            continue
+        if _right(REFERENCE[name], pair, *other):
+            return StudentError(f"{message} It runs and is right {said}: it must work for any sizes.",
+                                raised=exc.raised)
+        told = mismatch(student, name, other, pair, "")
+        if told.diagnosis or told.stage:
+            return StudentError(f"{message} {said[0].upper()}{said[1:]}, where it runs:{told.message}",
+                                told.diagnosis, exc.raised, told.stage)
+        return StudentError(f"{message} It runs {said}, but its answer there is wrong too.", raised=exc.raised)
+    return StudentError(message, exc.diagnosis, exc.raised)
+
+
+def _other_shapes(Q, K, V):
+    """Inputs of the same sizes in another class: square (n_k = n_q), and with d_v = d_k."""
+    if len(K) != len(Q):
+        rows = np.resize(np.arange(len(K)), len(Q))
+        yield "with as many keys as queries (n_k = n_q)", (Q, K[rows], V[rows])
+    if V.shape[1] != K.shape[1]:
+        cols = np.resize(np.arange(V.shape[1]), K.shape[1])
+        yield "with d_v = d_k", (Q, K, V[:, cols])
+
+
+def shapes(student, name, Q, K, V, rng=None):
+    """The shapes on the check's inputs, then with a size of 1 in each dimension in turn."""
     out, w = run(student, name, Q, K, V)
     want_out, want_w = (Q.shape[0], V.shape[1]), (Q.shape[0], K.shape[0])
-    if out.shape == want_out and w.shape == want_w:
-        return ok()
-    return mismatch(student, name, (Q, K, V), (out, w),
-                    f"With Q {Q.shape}, K {K.shape}, V {V.shape} the output should be (n_q, d_v) = "
-                    f"{want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and {w.shape}.")
+    if out.shape != want_out or w.shape != want_w:
+        return mismatch(student, name, (Q, K, V), (out, w),
+                        f"With Q {Q.shape}, K {K.shape}, V {V.shape} the output should be (n_q, d_v) = "
+                        f"{want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and {w.shape}.")
+    for dim, (Q1, K1, V1) in size_one_cases(rng) if rng is not None else ():
+        out, w = run(student, name, Q1, K1, V1)
+        want_out, want_w = (Q1.shape[0], V1.shape[1]), (Q1.shape[0], K1.shape[0])
+        if out.shape != want_out or w.shape != want_w:
+            return fail(f"With {ONE[dim]}, Q {Q1.shape}, K {K1.shape} and V {V1.shape}, the output should be "
+                        f"(n_q, d_v) = {want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and "
+                        f"{w.shape}{_squeezed(out.shape, want_out, w.shape, want_w)}. A size of 1 is still an axis: "
+                        "keep every axis whatever its length.")
+    return ok()
 
 
-def matches(student, name, reference, Q, K, V, rng):
-    """Weights and output equal the engine's, on two inputs of the same shapes and on the first again,
-    and the inputs are left as they were."""
-    second = tuple(normal(rng, *a.shape) for a in (Q, K, V))
-    r = repeat(student, name, lambda raw: to_pair(raw, name), (Q, K, V), second)
-    want, want_second = reference(Q, K, V), reference(*second)
-    problem = state_problem(name, r, want, want_second, "Q, K and V", "output and weights")
+def _squeezed(*shapes) -> str:
+    got = shapes[0::2]
+    want = shapes[1::2]
+    if all(g == tuple(d for d in w if d != 1) for g, w in zip(got, want)):
+        return " (the axes of length 1 are dropped, as np.squeeze drops them)"
+    return ""
+
+
+def matches(student, name, reference, Q, K, V, rng, *, square: bool = False):
+    """Weights and output equal the engine's: on the check's inputs, with one argument changed at a time
+    and on the first inputs again (state, ``_state.py``), at a second width d_k, with a size of 1 in each
+    dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge) and at
+    fresh, larger sizes; the inputs are left as they were."""
+    varied = [Varied((Q, normal(rng, *K.shape), normal(rng, *V.shape)), None, "the same Q with new K and V"),
+              Varied((normal(rng, *Q.shape), K, V), None, "the same K and V with a new Q")]
+    varied = [Varied(v.args, reference(*v.args), v.said) for v in varied]
+    convert = lambda raw: to_pair(raw, name)                    # noqa: E731
+    try:
+        r = repeat(student, name, convert, (Q, K, V), [v.args for v in varied])
+    except StudentError as exc:
+        if exc.raised in (None, "NotImplementedError"):
+            raise
+        raise restated(student, name, exc, (Q, K, V)) from None
+    problem = state_problem(student, name, convert, r, (Q, K, V), reference(Q, K, V), varied, ("output", "weights"))
     if problem:
         return _nan(student, name, (Q, K, V), r.first) or fail(problem, student_weights=_plot(r.first[1]))
-    for args, (out, w), (want_out, want_w) in (((Q, K, V), r.first, want), (second, r.second, want_second)):
+    answers = [((Q, K, V), r.first, True)] + [(v.args, got, True) for v, got in zip(varied, r.varied)]
+    for args, strict in _more_cases(rng, (Q, K, V), square):
+        answers.append((args, run(student, name, *args), strict))
+    for args, (out, w), strict in answers:
+        want_out, want_w = reference(*args)
+        if not strict and (out.shape, w.shape) != (want_out.shape, want_w.shape):
+            continue                                     # a size-1 shape: the shapes check's to charge
         if not (close(w, want_w) and close(out, want_out)):
-            what = "weights differ" if not close(w, want_w) else "output differs"
-            return mismatch(student, name, args, (out, w), f"The {what} from the expected values.",
-                            student_weights=_plot(w), expected_weights=want_w)
+            return _wrong(student, name, reference, args, (out, w), rng, square, args is answers[0][0])
     problem = mutation_problem(name, r.changed)
     return fail(problem) if problem else ok()
+
+
+def _more_cases(rng, case: tuple, square: bool):
+    """(args, strict) beyond the state probe: a second width, each size of 1, fresh larger sizes. ``strict``
+    is False where a wrong shape is the shapes check's (size 1 in a function that has one)."""
+    Q, K, V = case
+    d_k = int(rng.choice([d for d in range(2, 10) if d not in (Q.shape[1], V.shape[1])]))
+    yield (normal(rng, len(Q), d_k), normal(rng, len(K), d_k), V), True
+    for _, args in size_one_cases(rng, square=square):
+        yield args, square
+    yield fresh_case(rng, square=square), True
+
+
+def _wrong(student, name, reference, args, pair, rng, square, first):
+    """A value mismatch: said as "computes nothing" when the function is not shown to compute (``_evidence``),
+    else as the comparison that failed, with the misconception or stage it shows."""
+    out, w = pair
+    want_out, want_w = reference(*args)
+    unproven = (attention_unproven(student, name, reference, rng, run, part=1, square=square)
+                and attention_unproven(student, name, reference, rng, run, part=0, square=square))
+    if unproven:
+        return fail(nothing_computed(name, "weights", unproven, "the values"), student_weights=_plot(w))
+    what = "weights differ" if not close(w, want_w) else "output differs"
+    shown = "" if first else " (with " + ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args)) + ")"
+    return mismatch(student, name, args, pair, f"The {what} from the expected values{shown}.",
+                    student_weights=_plot(w), expected_weights=want_w)
 
 
 def _plot(w):
@@ -100,12 +209,17 @@ def rows_sum_to_one(student, name, reference, Q, K, V, rng, *, square: bool = Fa
 
 def computes_nothing(student, name, reference, case, pair, rng, judged: str, *, part: int = 1,
                      square: bool = False):
-    """None when the function computes its answer (``part``: 0 output, 1 weights) from its inputs at all;
-    else the failure that says it does not, before any property is judged on it."""
-    if attends(student, name, reference, case, pair, part, rng, run, square=square):
+    """None when the function is shown to compute its answer (``part``: 0 output, 1 weights) from its
+    inputs (``_evidence.py``); else the failure that says it is not, before any property is judged on it."""
+    unproven = attention_unproven(student, name, reference, rng, run, part=part, square=square, judged=judged)
+    if unproven is None:
         return None
-    return _nan(student, name, case, pair) or fail(nothing_computed(name, ("output", "weights")[part], judged),
-                                                  student_weights=_plot(pair[1]))
+    return fail(nothing_computed(name, ("output", "weights")[part], unproven, judged), student_weights=_plot(pair[1]))
+
+
+def nothing_computed(name: str, what: str, observed: str, judged: str) -> str:
+    return (f"`{name}` {observed}: it does not compute them from Q, K and V, so this check ({judged}) "
+            "earns nothing. Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.")
 
 
 def _nan(student, name, case, pair):
@@ -151,7 +265,7 @@ def stable(student, name, reference, Q, K, V, rng, factor=300.0, *, square: bool
         out, w = run(student, name, Q * factor, K * factor, V)
     finite = bool(np.all(np.isfinite(out)) and np.all(np.isfinite(w)))
     if finite and _right(reference, (out, w), Q * factor, K * factor, V):
-        return ok()
+        return computes_nothing(student, name, reference, (Q, K, V), (out, w), rng, "stability", square=square) or ok()
     ordinary = run(student, name, Q, K, V)
     if not finite and any(np.isnan(a).any() for a in ordinary):              # NaN on ordinary inputs too
         return computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square) \

@@ -1,14 +1,17 @@
-"""Checks that catch state, and checks that give no credit for doing nothing.
+"""Checks that catch state: what the value checks ask besides the values.
 
-State: a value check calls the function with its inputs, then with other values of the same shapes,
-then with the first inputs again. A result that changes between identical calls, a result that
-depends only on the shapes (a cache keyed on them), or an argument changed in place each fails the
-value check, with a message that says exactly that: each is one mistake, charged once there.
+A value check calls the function on its inputs, then on inputs that change one argument at a time
+(for attention: the same Q with new K and V, then the same K and V with a new Q; for softmax: a new x),
+then on its first inputs again, all in one round trip, and reads every answer after the last call (as
+the sandbox's worker sends them). Each of these is one mistake, charged once there, with a message
+that says exactly what the calls showed:
 
-Doing nothing: a property check (rows that sum to 1, an axis, stability, no leakage) earns its
-point only from code that computes its result from its inputs at all. The answer is trusted as
-computed when it equals the reference's; otherwise two inputs of fresh shapes (no cache has seen
-them) must give different answers. Constant or zero output is refused; a wrong formula is not.
+- a result that changes between identical calls (state kept between them, or random numbers);
+- a result that is the same for inputs that differ (a cache keyed on the shapes, on Q alone, on K and
+  V alone, or an argument that is ignored);
+- an earlier result that changes after a later call (one array kept between calls and returned each
+  time: the caller's earlier result is overwritten);
+- an argument changed in place.
 """
 from __future__ import annotations
 
@@ -16,9 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..student import call_watching
-from ...tolerance import close, same_values
-from ._base import normal, pick_sizes
+from ..student import call, call_watching
+from ...tolerance import same_values
 
 NAMES = {"softmax": ("x",), "causal_mask": ("n",)}
 ATTENTION_ARGS = ("Q", "K", "V")
@@ -26,20 +28,22 @@ ATTENTION_ARGS = ("Q", "K", "V")
 
 @dataclass
 class Repeat:
-    """Three calls: the first inputs, other values of the same shapes, the first inputs again."""
+    """The answers to one round trip: ``first`` (the check's inputs), ``varied`` (one per varied input, in
+    order) and ``again`` (the first inputs once more), each read after the last call."""
     first: object
-    second: object
+    varied: list
     again: object
     changed: tuple[str, ...]         # arguments the function changed in place, in any of the calls
 
 
-def repeat(student, name: str, convert, first: tuple, second: tuple) -> Repeat:
+def repeat(student, name: str, convert, first: tuple, varied: list[tuple]) -> Repeat:
     """``convert`` turns a raw answer into the arrays the check compares (it may raise StudentError)."""
     answers, changed = [], []
-    for raw, moved in call_watching(student, name, [first, second, first]):
-        answers.append(convert(raw))
+    for raw, moved in call_watching(student, name, [first, *varied, first]):
+        answers.append(raw)
         changed += [_arg_name(name, i) for i in moved if _arg_name(name, i) not in changed]
-    return Repeat(*answers, tuple(changed))
+    answers = [convert(raw) for raw in answers]          # read after the last call, as the worker sends them
+    return Repeat(answers[0], answers[1:-1], answers[-1], tuple(changed))
 
 
 def _arg_name(name: str, i: int) -> str:
@@ -47,19 +51,84 @@ def _arg_name(name: str, i: int) -> str:
     return names[i] if i < len(names) else f"argument {i + 1}"
 
 
-def state_problem(name: str, r: Repeat, expected_first, expected_second, inputs: str, what: str) -> str | None:
-    """The message for a result that changes between identical calls or that ignores the values, else None."""
-    if not same_values(r.again, r.first):
-        return (f"`{name}` returned other {what} when called again with the same {inputs} (after one call with "
-                "other values): its result changes between identical calls, so it keeps state between them. "
-                "Compute the result from the arguments alone; an array kept between calls (a global, or one "
-                "that `functools.lru_cache` returns) must not be changed in place (`m += scores` changes the "
-                "cached array; `scores + m` makes a new one).")
-    if same_values(r.second, r.first) and not same_values(expected_second, expected_first):
-        return (f"`{name}` returned the same {what} for two different {inputs} of the same shapes: its result "
-                "depends on the shapes only, not on the values. Is it cached by shape (a dictionary or "
-                "`lru_cache` keyed on the shapes), or a constant? Compute it from the values on every call.")
+@dataclass(frozen=True)
+class Varied:
+    """One varied input of the state probe: its arguments, the reference's answer and how to say it."""
+    args: tuple
+    expected: object
+    said: str                # "the same Q with new K and V"
+
+
+def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, expected_first, varied: list[Varied],
+                  what: tuple[str, ...]) -> str | None:
+    """The message for state the calls showed, else None. ``what`` names the parts of an answer (one
+    name for a single array, two for (output, weights)); each part is judged on its own."""
+    for part, label in _parts(what):
+        first, again = _part(r.first, part), _part(r.again, part)
+        if not same_values(again, first):
+            return (f"`{name}` returned other {label} when called again with the same {_inputs(name)} (after calls "
+                    "with other values): its result changes between identical calls, so it keeps state between them "
+                    "(or draws random numbers). Compute the result from the arguments alone; an array kept between "
+                    "calls (a global, or one that `functools.lru_cache` returns) must not be changed in place "
+                    "(`m += scores` changes the cached array; `scores + m` makes a new one).")
+    for part, label in _parts(what):
+        answers = [_part(a, part) for a in (r.first, *r.varied)]
+        if any(_has_nan(a) for a in answers):
+            continue                   # NaN equals itself for any input: the values and their NaN are said instead
+        expected = [_part(e, part) for e in (expected_first, *(v.expected for v in varied))]
+        differ = [k for k in range(1, len(answers)) if not same_values(expected[k], expected[0])]
+        if differ and all(same_values(answers[k], answers[0]) for k in range(1, len(answers))):
+            return _all_the_same(student, name, convert, r, first_args, varied, part, label)
+        for k in differ:
+            if same_values(answers[k], answers[0]):
+                v = varied[k - 1]
+                kept, lost = _kept_and_lost(name, v.said)
+                return (f"`{name}` returned the same {label} for {v.said} as for its first inputs: its result does "
+                        f"not follow {lost}. Is it cached on {kept} alone (a dictionary or `lru_cache` keyed on "
+                        f"{kept}), or does it ignore {lost}? Compute it from every argument on every call.")
     return None
+
+
+def _all_the_same(student, name, convert, r, first_args, varied, part, label) -> str:
+    """Every answer of the round trip is the same: a cache keyed on the shapes (the first answer for all),
+    or one array returned each time and overwritten by the next call (the last answer for all). The first
+    inputs asked alone tell them apart."""
+    alone = _part(convert(call(student, name, *varied[0].args)), part)
+    if not same_values(alone, _part(r.first, part)):
+        return (f"`{name}`'s earlier results change when it is called again: after a later call, the {label} it "
+                "had returned for other inputs held the later call's values. It returns one array that it keeps "
+                "between calls and overwrites each time, so a caller's earlier result changes under them. Return a "
+                "new array from every call (`weights = softmax(...)`, not `buffer[...] = ...`).")
+    return (f"`{name}` returned the same {label} for two different {_inputs(name)} of the same shapes: its "
+            "result depends on the shapes only, not on the values. Is it cached by shape (a dictionary or "
+            "`lru_cache` keyed on the shapes), or a constant? Compute it from the values on every call.")
+
+
+def _has_nan(value) -> bool:
+    try:
+        return bool(np.isnan(np.asarray(value, dtype=float)).any())
+    except (TypeError, ValueError):
+        return False
+
+
+def _parts(what: tuple[str, ...]):
+    """(index, name) of each part, the weights before the output (they say more about what is cached)."""
+    return [(None, what[0])] if len(what) == 1 else list(enumerate(what))[::-1]
+
+
+def _part(answer, part):
+    return answer if part is None else answer[part]
+
+
+def _inputs(name: str) -> str:
+    return "x" if name == "softmax" else "Q, K and V"
+
+
+def _kept_and_lost(name: str, said: str) -> tuple[str, str]:
+    """(the arguments a call kept, the ones it changed), as said to the student."""
+    if name == "softmax":
+        return "the shape", "x"
+    return ("Q", "K and V") if "new K and V" in said else ("K and V", "Q")
 
 
 def mutation_problem(name: str, changed: tuple[str, ...]) -> str | None:
@@ -68,31 +137,3 @@ def mutation_problem(name: str, changed: tuple[str, ...]) -> str | None:
     which = " and ".join(f"`{c}`" for c in changed)
     return (f"`{name}` changes its argument {which} in place: after the call the caller's array holds other "
             "values. Leave the inputs as they are and work on new arrays (`x = x - m`, not `x -= m`).")
-
-
-# --- doing nothing -----------------------------------------------------------------------------
-
-def fresh_case(rng, *, square: bool = False):
-    """Q, K, V of sizes no check draws (10 to 39), so no cache keyed on shapes has seen them."""
-    n_q, n_k, d_k, d_v = pick_sizes(rng, 4, 10, 40)
-    n_k = n_q if square else n_k
-    return normal(rng, n_q, d_k), normal(rng, n_k, d_k), normal(rng, n_k, d_v)
-
-
-def attends(student, name: str, reference, case: tuple, pair: tuple, part: int, rng, run,
-            *, square: bool = False) -> bool:
-    """Whether the function computes its answer's ``part`` (0 output, 1 weights) from its inputs at all."""
-    if close(pair[part], reference(*case)[part]):
-        return True
-    Q, K, V = fresh_case(rng, square=square)
-    one = run(student, name, Q, K, V)
-    if close(one[part], reference(Q, K, V)[part]):
-        return True
-    two = run(student, name, *(a + normal(rng, *a.shape) for a in (Q, K, V)))
-    return not same_values(one[part], two[part])
-
-
-def nothing_computed(name: str, what: str, judged: str) -> str:
-    return (f"`{name}` returns the same {what} for different inputs (two calls with other values of the same, "
-            f"fresh shapes): it does not compute them from Q, K and V, so this check ({judged}) earns nothing. Compute the "
-            "weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.")

@@ -9,7 +9,7 @@ NAME = "scaled_dot_product_attention"
 
 
 def shapes(student, rng):
-    return A.shapes(student, NAME, *A.case(rng))
+    return A.shapes(student, NAME, *A.case(rng), rng)
 
 
 def weights_and_output_match(student, rng):

@@ -10,9 +10,10 @@ import numpy as np
 import solutions as S
 
 from ..student import StudentError, call, to_array
-from ...tolerance import close, same_values
+from ...tolerance import close
 from ._base import fail, mismatch, nan_first, normal, ok
-from ._state import mutation_problem, repeat, state_problem
+from ._evidence import array_unproven
+from ._state import Varied, mutation_problem, repeat, state_problem
 
 
 def _run(student, x, **kwargs):
@@ -39,48 +40,57 @@ def _restated(exc: StudentError, x, kwargs) -> StudentError:
 
 
 def rows_sum_to_one(student, rng):
-    """The values along the last axis, on two inputs of the same shape and on the first again (state is
-    charged here), with the input left as it was."""
+    """The values along the last axis (the default axis): on the check's input, on another of the same shape
+    and on the first again (state is charged here), then on one row, one column and a fresh, larger shape,
+    with the input left as it was."""
     x = normal(rng, *rng.integers(2, 7, size=2), scale=2.0)
     x2 = normal(rng, *x.shape, scale=2.0)
     try:
-        r = repeat(student, "softmax", _array, (x,), (x2,))
+        r = repeat(student, "softmax", _array, (x,), [(x2,)])
     except StudentError as exc:
         raise _restated(exc, x, {}) from None
     if r.first.shape != x.shape:
         return mismatch(student, "softmax", (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
                         "it should keep the input's shape.")
-    problem = state_problem("softmax", r, S.softmax(x), S.softmax(x2), "x", "values")
+    problem = state_problem(student, "softmax", _array, r, (x,), S.softmax(x), [Varied((x2,), S.softmax(x2), "a new x")],
+                            ("values",))
     if problem:
         return nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or fail(problem)
-    for arg, got in ((x, r.first), (x2, r.second)):
+    m = int(rng.integers(2, 7))
+    more = [normal(rng, 1, m, scale=2.0), normal(rng, m, 1, scale=2.0), normal(rng, *rng.integers(10, 40, size=2))]
+    for arg, got in ((x, r.first), (x2, r.varied[0])) + tuple((a, _run(student, a)) for a in more):
         if not close(got, S.softmax(arg)):
-            return mismatch(student, "softmax", (arg,), got, "softmax(x) does not match exp(x) / sum(exp(x)) along the "
-                            "last axis (each row should sum to 1).")
+            return _wrong_values(student, rng, arg, got)
     problem = mutation_problem("softmax", r.changed)
     return fail(problem) if problem else ok()
 
 
-def _nothing(student, rng, x, got, judged: str, **kwargs):
-    """None when softmax computes its values from x at all (right on x, or two inputs of a fresh shape
-    give different values); else the failure that says it does not."""
-    if close(got, S.softmax(x, **kwargs)):
+def _wrong_values(student, rng, x, got):
+    nothing = _nothing(student, rng, x, "the values")
+    if nothing:
+        return nothing
+    if got.shape != x.shape:
+        return fail(f"softmax of a {x.shape} array returned shape {got.shape}; it should keep the input's shape "
+                    "(a size of 1 is still an axis).")
+    return mismatch(student, "softmax", (x,), got, f"softmax(x) of an x of shape {x.shape} does not match "
+                    "exp(x) / sum(exp(x)) along the last axis (each row should sum to 1).")
+
+
+def _nothing(student, rng, x, judged: str, **kwargs):
+    """None when softmax is shown to compute its values from x (``_evidence.py``); else the failure that
+    says it is not."""
+    unproven = array_unproven(student, _run, x, rng, **kwargs)
+    if unproven is None:
         return None
-    fresh = normal(rng, *rng.choice(np.arange(8, 30), size=x.ndim, replace=False), scale=2.0)
-    one = _run(student, fresh, **kwargs)
-    if close(one, S.softmax(fresh, **kwargs)) or not same_values(one, _run(student, fresh + normal(rng, *fresh.shape), **kwargs)):
-        return None
-    args = (x, kwargs["axis"]) if "axis" in kwargs else (x,)
-    return nan_first(student, "softmax", args, got, {"values": got}) or fail(f"`softmax` returns the same values for different inputs (two calls with other values of the same, "
-                f"fresh shape): it does not compute them from x, so this check ({judged}) earns nothing. Compute "
-                "exp(x - max) / sum(exp(x - max)) along `axis`.")
+    return fail(f"`softmax` {unproven}: it does not compute its values from x, so this check ({judged}) earns nothing. "
+                "Compute exp(x - max) / sum(exp(x - max)) along `axis`.")
 
 
 def any_axis(student, rng):
     """softmax(x, axis=a) is right, or at least equals the student's own last-axis softmax moved to
     axis a (then the values are the first check's to charge, and the axis is honoured)."""
     x = normal(rng, *rng.choice(np.arange(2, 7), size=3, replace=False), scale=2.0)
-    nothing = _nothing(student, rng, x, _run(student, x, axis=-1), "honouring `axis`", axis=-1)
+    nothing = _nothing(student, rng, x, "honouring `axis`", axis=-1)
     if nothing:
         return nothing
     for axis in (0, 1, -1):
@@ -107,9 +117,9 @@ def stable_for_large_inputs(student, rng):
     if not np.all(np.isfinite(got)):
         return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
     if close(got, S.softmax(x * 1e4)):
-        return ok()
+        return _nothing(student, rng, x, "stability") or ok()
     ordinary = _run(student, x)
     if not close(ordinary, S.softmax(x)):                # wrong anyway: the value check's to charge
-        return _nothing(student, rng, x, ordinary, "stability") or ok()
+        return _nothing(student, rng, x, "stability") or ok()
     return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 is wrong, although it is right "
                     "on ordinary inputs.")

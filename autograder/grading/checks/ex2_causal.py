@@ -19,7 +19,7 @@ def _case(rng):
 
 
 def matches_engine(student, rng):
-    return A.matches(student, NAME, S.causal_attention, *_case(rng), rng)
+    return A.matches(student, NAME, S.causal_attention, *_case(rng), rng, square=True)
 
 
 def no_future_leakage(student, rng):

@@ -37,19 +37,27 @@ def attention_bytes_exact(student, rng):
     """The count for fp16 (the default dtype_bytes=2) is exactly n * n * 2, for small and huge n: this
     check owns the dependence on n and the unit; how the count follows dtype_bytes is the next one's."""
     ns = [1, 3, 256, 1000, 2**20, 2**20 + 7, 3 * 2**22, int(rng.integers(2, 10**6))]
-    return _exact(student, "attention_memory_bytes", S.attention_memory_bytes, [(n, 2) for n in ns])
+    return _exact(student, "attention_memory_bytes", S.attention_memory_bytes, [(n, 2) for n in ns],
+                  [(n,) for n in ns[2:5]])
 
 
 def attention_bytes_measured(student, rng):
     """The count follows dtype_bytes as numpy's .nbytes does: for each dtype it is the fp16 count times
     itemsize / 2 (exactly .nbytes when the fp16 count is right). The unit and the dependence on n are the
-    exact check's to charge (a count in GB follows dtype_bytes too); a count of 0 follows nothing."""
+    exact check's to charge (a count in GB follows dtype_bytes too); a count of 0, or one that does not change
+    with n (dtype_bytes handed back), follows nothing."""
     n = int(rng.integers(2, 300))
     raw16 = call(student, "attention_memory_bytes", n, 2)
     fp16 = _count(student, n, 2, raw16)
     if fp16 == 0:
         return fail(f"attention_memory_bytes({n}, 2) = {as_returned(raw16)}: a ({n}, {n}) float16 array takes "
                     f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 cannot follow `dtype_bytes`.")
+    n2 = n + int(rng.integers(1, 300))
+    raw_n2 = call(student, "attention_memory_bytes", n2, 2)
+    if _count(student, n2, 2, raw_n2) == fp16:
+        return fail(f"attention_memory_bytes({n}, 2) and attention_memory_bytes({n2}, 2) are both {as_returned(raw16)}: "
+                    "the count does not change with n, so it is not computed from its arguments and this check "
+                    "(following dtype_bytes) earns nothing. Count the bytes of an n x n matrix: n * n * dtype_bytes.")
     for b, dtype in DTYPES.items():
         raw = call(student, "attention_memory_bytes", n, b)
         if not _proportional(_count(student, n, b, raw) * 2, fp16 * b):
@@ -78,18 +86,19 @@ def ffn_bytes_exact(student, rng):
     pairs = ((1, 4), (2, 1), (4, 8), (8, 4))                 # (dtype_bytes, expansion): each value varies
     cases = [(n, d, b, e) for n in (1, 512, 2**20 + 3, int(rng.integers(2, 10**5)))
              for d in (64, 4096, int(rng.integers(100, 9000))) for b, e in pairs]
-    return _exact(student, "ffn_memory_bytes", S.ffn_memory_bytes, cases)
+    return _exact(student, "ffn_memory_bytes", S.ffn_memory_bytes, cases, [(n, d) for n, d, *_ in cases[::7]])
 
 
 def crossover_exact(student, rng):
     cases = [(d, b, e) for d in (64, 768, 8192, 65536, int(rng.integers(100, 20000)))
              for b, e in ((2, 2), (4, 8))]
     cases.insert(0, (4096, 2, 4))
-    return _exact(student, "crossover_length", S.crossover_length, cases)
+    return _exact(student, "crossover_length", S.crossover_length, cases, [(d,) for d, _, _ in cases[1::2]])
 
 
-def _exact(student, name, reference, cases):
-    """Every case exactly; the first case is asked again at the end and must give the same answer."""
+def _exact(student, name, reference, cases, defaults=()):
+    """Every case exactly; the first case is asked again at the end and must give the same answer. Then the
+    ``defaults`` cases (the same function called with its default arguments) give the engine's counts."""
     *answers, again = call_all(student, name, [*cases, cases[0]])
     for raw in (*answers, again):
         if isinstance(raw, StudentError):
@@ -106,7 +115,36 @@ def _exact(student, name, reference, cases):
             if slip:
                 return Outcome(False, slip, stage=stage)
             return mismatch(student, name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
+    return _defaults(student, name, reference, defaults)
+
+
+def _defaults(student, name, reference, defaults):
+    """Called with its default arguments, the function counts as the exercise's defaults say (fp16, and an
+    expansion of 4): every call that names them was right, so a wrong count here is a wrong default."""
+    for args, raw in zip(defaults, call_all(student, name, list(defaults))):
+        if isinstance(raw, StudentError):
+            raise raw
+        want = reference(*args)
+        if number(raw) != want:
+            call_text = f"{name}({', '.join(str(a) for a in args)})"
+            return fail(f"{call_text} = {as_returned(raw)}, but called with every argument written out it is right: "
+                        f"called without them it should count with the exercise's defaults ({DEFAULTS[name]}), "
+                        f"{want:,}{_implied(name, args, raw)}. Give the parameters these defaults in the `def` line.")
     return ok()
+
+
+DEFAULTS = {"attention_memory_bytes": "dtype_bytes=2", "ffn_memory_bytes": "dtype_bytes=2, expansion=4",
+            "crossover_length": "dtype_bytes=2, expansion=4"}
+
+
+def _implied(name, args, raw) -> str:
+    """What the student's default stands for, where one number says it (a dtype_bytes of 4)."""
+    value = number(raw)
+    if name == "attention_memory_bytes" and isinstance(value, (int, float)) and value > 0:
+        per = value / (args[0] * args[0])
+        if per == int(per):
+            return f"; yours counts {int(per)} byte(s) per value, as if the default were dtype_bytes={int(per)}"
+    return ""
 
 
 def _same_answer(a, b) -> bool:

@@ -12,7 +12,7 @@ NAME = "cross_attention"
 
 
 def shapes(student, rng):
-    return A.shapes(student, NAME, *A.case(rng))
+    return A.shapes(student, NAME, *A.case(rng), rng)
 
 
 def matches_engine(student, rng):
@@ -26,7 +26,8 @@ def rows_sum_to_one(student, rng):
 def no_causal_mask(student, rng):
     Q, K, V = A.case(rng, square=True)
     out, w = A.run(student, NAME, Q, K, V)
-    nothing = A.computes_nothing(student, NAME, S.cross_attention, (Q, K, V), (out, w), rng, "no causal mask")
+    nothing = A.computes_nothing(student, NAME, S.cross_attention, (Q, K, V), (out, w), rng, "no causal mask",
+                                 square=True)      # the check's own input class: square inputs
     if nothing:
         return nothing
     future = np.triu(np.ones(w.shape, dtype=bool), 1) if w.ndim == 2 else np.zeros(1, bool)
