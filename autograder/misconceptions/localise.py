@@ -78,7 +78,9 @@ def localise(function: str, args: tuple, value, probe=None) -> Localisation | No
         settled = explain(function, args, out, w, view, probe)
         if settled is not None:
             return Localisation(settled.stage, view.told(settled.sentence))
-        stages = (_normalisation(w, view), _mask(w, allowed, view), _scale(Q, K, w, allowed), _output(out, w, V))
+        largest = np.abs(Q @ K.T).max() / np.sqrt(Q.shape[-1])          # exp() overflows beyond about 709
+        stages = (_normalisation(w, view, largest), _mask(w, allowed, view), _scale(Q, K, w, allowed),
+                  _output(out, w, V))
     for stage in stages:
         if stage is not None:
             return Localisation(stage.stage, view.told(stage.sentence))
@@ -109,7 +111,8 @@ def _laid_out(out, w, n_q, V):
     return None
 
 
-def _normalisation(w, view) -> Localisation | None:
+def _normalisation(w, view, largest: float = 0.0) -> Localisation | None:
+    """``largest``: the largest scaled score in size (beyond about 709, exp() overflows in float64)."""
     nan_rows = np.flatnonzero(np.isnan(w).any(axis=1))
     if nan_rows.size:
         return Localisation("softmax", f"{view.line(nan_rows[0]).capitalize()} of your weights is NaN: its "
@@ -126,6 +129,11 @@ def _normalisation(w, view) -> Localisation | None:
         return Localisation("softmax-axis", f"Each {other} of your weights sums to 1 instead of each {view.lines}: "
                             "the softmax normalises over the queries; take it over the keys (axis=-1).")
     i = int(np.argmax(np.abs(rows - 1)))
+    if largest > 709.0:
+        return Localisation("softmax", f"{view.line(i).capitalize()} of your weights sums to {rows[i]:.3g}, not 1, with "
+                            f"scores up to {largest:.3g} in size: exp() of scores this large overflows (or underflows "
+                            "to 0), so the exponentials cannot be divided by their sum; subtract each row's maximum "
+                            "before exponentiating.")
     return Localisation("softmax", f"{view.line(i).capitalize()} of your weights sums to {rows[i]:.3g}, not 1: "
                         f"the softmax's normalisation is off (divide each query's exponentials by their sum).")
 

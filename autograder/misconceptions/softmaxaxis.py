@@ -13,6 +13,7 @@ import numpy as np
 from .stages import Localisation
 
 TOLERANCE = 1e-4
+OVERFLOW = 709.0             # exp() of more than this is inf in float64 (and of less than -745, 0)
 
 
 def localise_softmax(args: tuple, value, probe=None) -> Localisation | None:
@@ -30,7 +31,7 @@ def localise_softmax(args: tuple, value, probe=None) -> Localisation | None:
                                 "divided by their sum lie between 0 and 1.")
         summing = [a for a in range(x.ndim) if x.shape[a] > 1 and np.allclose(out.sum(axis=a), 1, rtol=TOLERANCE)]
         if asked not in summing:
-            return _normalised_elsewhere(out, asked, summing)
+            return _normalised_elsewhere(out, asked, summing, x)
         return _values(x, out, asked)
 
 
@@ -48,7 +49,13 @@ def _not_finite(x, args, out, probe) -> Localisation:
                         "overflowing: look for 0/0 or inf - inf (np.isnan, np.isinf).")
 
 
-def _normalised_elsewhere(out, asked: int, summing: list[int]) -> Localisation:
+def _normalised_elsewhere(out, asked: int, summing: list[int], x=None) -> Localisation:
+    if x is not None and np.abs(x).max() > OVERFLOW and not summing:
+        sums = out.sum(axis=asked)
+        return Localisation("softmax", f"For inputs up to {np.abs(x).max():.3g} the slices of your softmax along axis "
+                            f"{asked} sum to values from {sums.min():.3g} to {sums.max():.3g}, not 1: exp() of inputs "
+                            "this large overflows (or underflows to 0), so the exponentials cannot be divided by their "
+                            "sum; subtract the maximum along the axis before exponentiating.")
     if summing:
         return Localisation("softmax-axis", f"The slices of your softmax along axis {summing[0]} sum to 1, not those "
                             f"along axis {asked}, the axis asked for: normalise along the axis you are given.")
