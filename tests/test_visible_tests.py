@@ -189,7 +189,10 @@ def test_correct_fixtures_pass_and_mistakes_are_caught_somewhere():
     correct = [f for f in FIXTURES if f.startswith("correct")]
     assert len(correct) >= 3
     assert all(not _expected_fixture(f) for f in correct)
-    assert all(_expected_fixture(f) for f in FIXTURES if f not in correct)
+    missed = {f for f in FIXTURES if f not in correct and not _expected_fixture(f)}
+    assert missed == {f for f, _ in FIXTURE_MISSES}, "a mistake no visible test catches must be in FIXTURE_MISSES"
+    assert missed == {"nothing_right_only_on_small_shapes", "shapes_squeezed_for_one_query", "state_cached_on_q_only",
+                      "state_returned_buffer_reused"}       # each right on every input the visible tests use
 
 
 # Realisations added to a family for the diagnosis (issue 28: a fixed axis=0 or axis=1, another maximum before a

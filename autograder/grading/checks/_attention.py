@@ -17,7 +17,7 @@ import solutions as S
 from ..student import StudentError, call, to_pair
 from ...tolerance import close, tolerance
 from ...misconceptions import diagnose_square
-from ._base import Probe, fail, mismatch, nan_first, normal, ok, pick_sizes
+from ._base import Probe, fail, mismatch, nan_first, normal, ok, pick_sizes, stateful
 from ._evidence import attention_unproven, fresh_case
 from ._state import Varied, mutation_problem, repeat, state_problem
 
@@ -142,7 +142,8 @@ def matches(student, name, reference, Q, K, V, rng, *, square: bool = False):
         raise restated(student, name, exc, (Q, K, V)) from None
     problem = state_problem(student, name, convert, r, (Q, K, V), reference(Q, K, V), varied, ("output", "weights"))
     if problem:
-        return _nan(student, name, (Q, K, V), r.first) or fail(problem, student_weights=_plot(r.first[1]))
+        return (_nan(student, name, (Q, K, V), r.first) or _not_computing(student, name, reference, r.first, rng, square)
+                or stateful(problem, student_weights=_plot(r.first[1])))
     answers = [((Q, K, V), r.first, True)] + [(v.args, got, True) for v, got in zip(varied, r.varied)]
     for args, strict in _more_cases(rng, (Q, K, V), square):
         answers.append((args, run(student, name, *args), strict))
@@ -167,15 +168,25 @@ def _more_cases(rng, case: tuple, square: bool):
     yield fresh_case(rng, square=square), True
 
 
+def _not_computing(student, name, reference, pair, rng, square):
+    """The value check's "computes nothing" failure, when neither part is shown computed (``_evidence``)."""
+    unproven = attention_unproven(student, name, reference, rng, run, part=1, square=square)
+    if unproven and attention_unproven(student, name, reference, rng, run, part=0, square=square):
+        return fail(nothing_computed(name, "weights", unproven, "the values"), student_weights=_plot(pair[1]))
+    return None
+
+
 def _wrong(student, name, reference, args, pair, rng, square, first):
     """A value mismatch: said as "computes nothing" when the function is not shown to compute (``_evidence``),
     else as the comparison that failed, with the misconception or stage it shows."""
     out, w = pair
     want_out, want_w = reference(*args)
-    unproven = (attention_unproven(student, name, reference, rng, run, part=1, square=square)
-                and attention_unproven(student, name, reference, rng, run, part=0, square=square))
-    if unproven:
-        return fail(nothing_computed(name, "weights", unproven, "the values"), student_weights=_plot(w))
+    nan = _nan(student, name, args, pair)                    # NaN first: it equals itself for any input
+    if nan:
+        return nan
+    nothing = _not_computing(student, name, reference, pair, rng, square)
+    if nothing:
+        return nothing
     what = "weights differ" if not close(w, want_w) else "output differs"
     shown = "" if first else " (with " + ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args)) + ")"
     return mismatch(student, name, args, pair, f"The {what} from the expected values{shown}.",
@@ -211,6 +222,8 @@ def computes_nothing(student, name, reference, case, pair, rng, judged: str, *, 
                      square: bool = False):
     """None when the function is shown to compute its answer (``part``: 0 output, 1 weights) from its
     inputs (``_evidence.py``); else the failure that says it is not, before any property is judged on it."""
+    if np.size(pair[part]) and np.isnan(pair[part]).all():       # NaN everywhere equals itself for any input
+        return _nan(student, name, case, pair)
     unproven = attention_unproven(student, name, reference, rng, run, part=part, square=square, judged=judged)
     if unproven is None:
         return None

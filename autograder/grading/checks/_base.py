@@ -28,6 +28,11 @@ def fail(message: str, **details) -> Outcome:
     return Outcome(False, message, details=_listify(details))
 
 
+def stateful(message: str, **details) -> Outcome:
+    """A failure the state probe showed (``_state.py``): its stage is "state"."""
+    return Outcome(False, message, details=_listify(details), stage="state")
+
+
 def mismatch(student, function: str, args: tuple, student_value, message: str, *, locate: bool = True,
              **details) -> Outcome:
     """A failed comparison; names the misconception when a catalogue entry (or a compound) is proven to be

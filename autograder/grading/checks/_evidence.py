@@ -60,7 +60,8 @@ def attention_unproven(student, name: str, reference, rng, run, *, part: int, sq
     needs = ("Q", "K") if part == 1 else ("Q", "K or V")
     missing = [n for n in needs if not any(moved[a] for a in n.split(" or "))]
     if missing:
-        return f"returns {what} that do not change when {' or '.join(missing)} changes (with {shapes})"
+        verb = "do" if part == 1 else "does"
+        return f"returns {what} that {verb} not change when {' or '.join(missing)} changes (with {shapes})"
     return None
 
 

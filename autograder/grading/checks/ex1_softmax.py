@@ -11,7 +11,7 @@ import solutions as S
 
 from ..student import StudentError, call, to_array
 from ...tolerance import close
-from ._base import fail, mismatch, nan_first, normal, ok
+from ._base import fail, mismatch, nan_first, normal, ok, stateful
 from ._evidence import array_unproven
 from ._state import Varied, mutation_problem, repeat, state_problem
 
@@ -55,7 +55,8 @@ def rows_sum_to_one(student, rng):
     problem = state_problem(student, "softmax", _array, r, (x,), S.softmax(x), [Varied((x2,), S.softmax(x2), "a new x")],
                             ("values",))
     if problem:
-        return nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or fail(problem)
+        return (nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or _nothing(student, rng, x, "the values")
+                or stateful(problem))
     m = int(rng.integers(2, 7))
     more = [normal(rng, 1, m, scale=2.0), normal(rng, m, 1, scale=2.0), normal(rng, *rng.integers(10, 40, size=2))]
     for arg, got in ((x, r.first), (x2, r.varied[0])) + tuple((a, _run(student, a)) for a in more):
