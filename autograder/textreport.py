@@ -14,7 +14,7 @@ def _row(c) -> str:
     mark = "pass" if c.passed else f"FAIL  {one_line(c.message)}"
     if c.diagnosis:
         mark += f"  [{one_line(c.diagnosis)}]"
-    return f"{one_line(c.grade_id):<14} {one_line(c.check):<26} {c.points:>2}/{c.max_points:<3}  {mark}"
+    return f"{one_line(c.grade_id):<14} {one_line(c.check):<26} {c.points:>2g}/{c.max_points:<3g}  {mark}"
 
 
 def check_table(record) -> str:

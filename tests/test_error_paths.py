@@ -127,29 +127,30 @@ def test_another_assignment_of_the_course_is_not_this_chapter(course, capsys):
                     "use `nbgrader autograde ps1` for it")
 
 
-def test_points_advice_names_the_commands_of_the_install_at_hand(course, capsys):
+def _points_on_a_visible_cell(course) -> None:
+    """Points on ex3's visible-test cell, which no check grades."""
     path = course / "source" / "ch04_attention" / "ex3_memory.ipynb"
     nb = nbformat.read(path, as_version=4)
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("points"))
-    cell.metadata["nbgrader"]["points"] += 1
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex3_crossover_visible")
+    cell.metadata["nbgrader"]["points"] = 3
     nbformat.write(nb, path)
+
+
+def test_points_advice_names_the_commands_of_the_install_at_hand(course, capsys):
+    _points_on_a_visible_cell(course)
     line = _error(capsys, _grade(course))
-    assert "disagree on points" in line and f"{sys.executable} -m autograder release --course {course}" in line
+    assert "do not match" in line and f"{sys.executable} -m autograder release --course {course}" in line
     assert "make release" not in line and "rubric.py" not in line        # a course that is not this repository
     assert "`make release`" in _points_fix(ROOT, "ch04_attention")     # the repository has its Makefile
 
 
 def test_release_refuses_points_that_grade_would_refuse(course, capsys):
-    """An instructor who changes a cell's points in source/ learns it at `release`, before students are
+    """An instructor who puts points on a cell no check grades learns it at `release`, before students are
     handed a notebook that `grade` will not grade by; release/ is left as it was."""
-    path = course / "source" / "ch04_attention" / "ex3_memory.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex3_crossover")
-    cell.metadata["nbgrader"]["points"] = 3
-    nbformat.write(nb, path)
+    _points_on_a_visible_cell(course)
     before = {p.name: p.read_bytes() for p in (course / "release" / "ch04_attention").iterdir()}
     line = _error(capsys, ["release", "--course", str(course), "--execute-source"])
-    assert "ex3_memory.ipynb cell ex3_crossover is worth 3 points but the rubric gives it 2" in line
+    assert "ex3_memory.ipynb cell ex3_crossover_visible is worth 3 points but the rubric has no checks for it" in line
     assert {p.name: p.read_bytes() for p in (course / "release" / "ch04_attention").iterdir()} == before
 
 

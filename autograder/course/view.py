@@ -51,6 +51,13 @@ class CourseView:
         """notebook -> grade_id -> {"points", "source"} of the source notebooks' grade cells."""
         return grade_cells(self.source)
 
+    @property
+    def cell_points(self) -> dict[str, float]:
+        """grade_id -> the points the course gives the cell (its nbgrader points in the source notebook):
+        the points every output shows (``grading.rubric.scaled``); empty without source notebooks."""
+        return {g: float(c["points"]) for cells in self.grade_cells.values() for g, c in cells.items()
+                if isinstance(c.get("points"), (int, float)) and not isinstance(c.get("points"), bool)}
+
     def handout(self, notebook: str) -> dict:
         """The notebook as handed to students (``course.notebooks.handout``), read once per view for
         every autograded notebook of the run; shared, so callers build new cells and never change it."""

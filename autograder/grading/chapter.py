@@ -10,31 +10,31 @@ from ..assignment import NOTEBOOKS
 
 
 def check_points(course: Path, assignment: str, view=None) -> None:
-    """Stop before grading when the course's source notebooks and the rubric disagree on points (``view``:
-    the course as the run read it, ``course.view``)."""
+    """Stop before grading when the course's source notebooks and the rubric do not match (``view``: the
+    course as the run read it, ``course.view``): a cell missing, or worth points no check grades. A cell's
+    points are the course's to set: its checks share them (``rubric.scaled``)."""
     from .fingerprint import points_disagreements      # the rubric and its checks: loaded when needed
     source = view.source if view is not None else course / "source" / assignment
     problems = points_disagreements(source) if source.is_dir() else []
     if problems:
-        raise ValueError(f"the rubric and the source notebooks disagree on points ({'; '.join(problems)}). "
-                         f"The rubric is the one source of points: {_points_fix(course, assignment)}")
+        raise ValueError(f"the source notebooks and the rubric do not match ({'; '.join(problems)}): "
+                         f"{_points_fix(course, assignment)}")
 
 
 def _points_fix(course: Path, assignment: str) -> str:
     """What to run, with the commands this install has: the repository's Makefile, or the package's CLI."""
     makefile = course / "Makefile"
     if (course / "autograder" / "grading" / "rubric.py").is_file() and makefile.is_file() and "release:" in makefile.read_text():
-        return ("make the notebooks' nbgrader points in source/ agree with autograder/grading/rubric.py (or change the "
-                "rubric), then run `make release`")
+        return ("put the cells named above back in source/ (or give autograder/grading/rubric.py checks for "
+                "them), then run `make release`")
     release = shlex.join([sys.executable, "-m", "autograder", "release", "--course", str(course)])
-    return (f"make the nbgrader points of the cells named above in {course / 'source' / assignment} say the "
-            f"same (the chapter as this package ships it: `{sys.executable} -m autograder init DIR`), then run "
-            f"`{release}`")
+    return (f"put the cells named above back in {course / 'source' / assignment} (the chapter as this package "
+            f"ships it: `{sys.executable} -m autograder init DIR`), then run `{release}`")
 
 
 def check_release_points(course: Path, assignment: str) -> None:
-    """Stop before a release of this chapter whose points are not the rubric's: students would be handed
-    points that ``grade`` then refuses to grade by (another assignment of the course is released as is)."""
+    """Stop before a release of this chapter whose grade cells do not match the rubric's: students would be
+    handed points that ``grade`` then refuses to grade by (another assignment of the course is released as is)."""
     try:
         check_chapter(course, assignment)
     except ValueError:

@@ -6,9 +6,9 @@ source notebooks (ids, points and text) and this package's version. A stored
 record whose fingerprint differs was graded by something else and is
 regraded by ``grade --resume``.
 
-The rubric is the one source of points; the source notebooks' nbgrader
-``points`` (which nbgrader's gradebook and feedback read) must say the same.
-``points_disagreements`` lists every difference in words.
+The points are the course's: the source notebooks' nbgrader ``points`` (which nbgrader's gradebook
+and feedback read) are each cell's, shared among its checks by their weights in the rubric.
+``points_disagreements`` lists, in words, where the notebooks and the rubric do not match.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..assignment import NOTEBOOKS
 from ..course.notebooks import grade_cells
-from .rubric import RUBRIC, cell_max
+from .rubric import RUBRIC
 
 DISTRIBUTION = "attention-course"
 
@@ -59,7 +59,9 @@ def fingerprint_of(source: dict) -> str:
 
 
 def points_disagreements(source_dir: Path) -> list[str]:
-    """Where the source notebooks' nbgrader points differ from the rubric's (empty when they agree)."""
+    """Where the source notebooks' grade cells and the rubric's do not match (empty when they do): a
+    notebook or a graded cell missing, a cell worth points that no check grades. Points that differ from the
+    rubric's weights are the course's to set (``rubric.scaled``), not a disagreement."""
     found = grade_cells(source_dir)
     problems = []
     for notebook, grade_ids in NOTEBOOKS.items():
@@ -69,10 +71,16 @@ def points_disagreements(source_dir: Path) -> list[str]:
             continue
         scored = {g: c["points"] for g, c in cells.items() if c["points"]}
         for g in grade_ids:
-            if scored.get(g) != cell_max(g):
-                problems.append(f"{notebook}.ipynb cell {g} is worth {scored.get(g, 0)} points but the rubric "
-                                f"gives it {cell_max(g)}")
+            if g not in cells:
+                problems.append(f"{notebook}.ipynb has no grade cell {g}, which the rubric grades")
+            elif not _is_points(cells[g]["points"]):
+                problems.append(f"{notebook}.ipynb cell {g} has points {cells[g]['points']!r}, not a number of "
+                                "points of 0 or more")
         for g in sorted(set(scored) - set(grade_ids)):
             problems.append(f"{notebook}.ipynb cell {g} is worth {scored[g]} points but the rubric has no "
                             "checks for it")
     return problems
+
+
+def _is_points(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 and value == value

@@ -1,4 +1,8 @@
-"""The rubric: one declared table, grade_id -> checks with points and category.
+"""The rubric: one declared table, grade_id -> checks with weights and category.
+
+The points are the course's: a grade cell is worth what its nbgrader ``points`` in the source
+notebook say, and its checks share them in proportion to their weights here (``scaled``). As the
+chapter ships, each cell's points equal its weights, so a weight is a point.
 
 The grade ids are the notebooks' grade-cell ids, the rubric keys, the stub
 messages and the pytest markers. Order within a cell is the order checks run
@@ -6,8 +10,9 @@ and are reported in.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
+
 
 from .checks import ex1_attention, ex1_softmax, ex2_causal, ex2_mask, ex3_memory, ex4_cross
 
@@ -69,3 +74,19 @@ def cell_max(grade_id: str) -> int:
 
 def max_total() -> int:
     return sum(cell_max(g) for g in RUBRIC)
+
+
+def scaled(results: list, cell_points: dict[str, float]) -> list:
+    """The check results with their points in the course's points (``cell_points``: grade_id -> the
+    cell's nbgrader points in the source notebook; a cell not in it keeps the rubric's weights): each
+    check of a cell is worth its weight's share of the cell's points."""
+    out = []
+    for r in results:
+        total = cell_points.get(r.grade_id)
+        weight = cell_max(r.grade_id) if r.grade_id in RUBRIC else 0
+        if total is None or not weight or total == weight:
+            out.append(r)
+            continue
+        factor = float(total) / weight
+        out.append(replace(r, points=r.points * factor, max_points=r.max_points * factor))   # sums are rounded
+    return out

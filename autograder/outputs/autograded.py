@@ -24,7 +24,7 @@ from ..course.notebooks import cell_source, nbgrader_meta
 from ..intake.cells import normalise
 from ..inert import visible_bytes
 from ..intake.secret import SECRET
-from ..records import Record, laid_out
+from ..records import Record, earned as earned_points, laid_out
 from .wholefolder import replace_folder
 
 NOTE_ID = "autograder-review-note"                 # why the notebook needs a person, in words a student may read
@@ -101,9 +101,9 @@ def grade_outputs(record: Record, grade_id: str) -> list[dict]:
     checks = [c for c in record.checks if c.grade_id == grade_id]
     if not checks:
         return []                                    # a visible-test cell (0 points): nothing to show
-    lines = "".join(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points}/{c.max_points}): {c.message}\n"
+    lines = "".join(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points:g}/{c.max_points:g}): {c.message}\n"
                     for c in checks)
-    earned = float(sum(c.points for c in checks))
+    earned = float(earned_points(checks))
     return [{"name": "stdout", "output_type": "stream", "text": lines},
             {"data": {"text/plain": repr(earned)}, "execution_count": None, "metadata": {},
              "output_type": "execute_result"}]

@@ -76,7 +76,7 @@ def check_rows(checks):
     for i, c in enumerate(checks):
         status = '<span class="pass">passed</span>' if c.passed else '<span class="fail">failed</span>'
         text = "" if c.passed else message(advice[i]) + _tag(c.diagnosis)
-        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status, f"{c.points}/{c.max_points}", text]
+        yield [escape(c.grade_id), escape(c.check.replace("_", " ")), status, f"{c.points:g}/{c.max_points:g}", text]
 
 
 def plots(checks) -> list[str]:

@@ -99,7 +99,7 @@ class Record:
     @cached_property
     def total(self) -> float:
         """The points of every cell, a person's score where one was given (nbgrader's raw score)."""
-        return sum(c.earned for c in self.cells.values())
+        return points(sum(c.earned for c in self.cells.values()))
 
     @cached_property
     def auto_total(self) -> int:
@@ -108,7 +108,7 @@ class Record:
 
     @cached_property
     def max_total(self) -> int:
-        return sum(c.max_points for c in self.checks)
+        return points(sum(c.max_points for c in self.checks))
 
     @cached_property
     def auto_cells(self) -> dict[str, CellScore]:
@@ -116,7 +116,7 @@ class Record:
         out: dict[str, CellScore] = {}
         for c in self.checks:
             old = out.get(c.grade_id, CellScore(c.notebook, 0, 0))
-            out[c.grade_id] = CellScore(old.notebook, old.earned + c.points, old.max + c.max_points)
+            out[c.grade_id] = CellScore(old.notebook, points(old.earned + c.points), points(old.max + c.max_points))
         return out
 
     @cached_property
@@ -140,7 +140,7 @@ class Record:
         out: dict[str, Score] = {}
         for c in self.cells.values():
             old = out.get(c.notebook, Score(0, 0))
-            out[c.notebook] = Score(old.earned + c.earned, old.max + c.max)
+            out[c.notebook] = Score(points(old.earned + c.earned), points(old.max + c.max))
         return out
 
     @cached_property
@@ -206,7 +206,13 @@ class Record:
 
 def earned(checks) -> int:
     """The points some checks earned: a record's total, or one grade cell's (``notebook.grade_cell``)."""
-    return sum(c.points for c in checks)
+    return points(sum(c.points for c in checks))
+
+
+def points(value) -> int | float:
+    """A number of points as every output shows it: to 6 places (a cell's points scaled to the course's
+    add up exactly), a whole number when it is one."""
+    return _number(round(float(value), 6))
 
 
 def _number(value) -> int | float:
@@ -219,7 +225,7 @@ def _sum_by(checks, key) -> dict[str, Score]:
     out: dict[str, Score] = {}
     for c in checks:
         old = out.get(key(c), Score(0, 0))
-        out[key(c)] = Score(old.earned + c.points, old.max + c.max_points)
+        out[key(c)] = Score(points(old.earned + c.points), points(old.max + c.max_points))
     return out
 
 

@@ -141,8 +141,9 @@ def failed_record(student_id: str, message: str, detail: str = "", *, course=Non
                   assignment: str = "", view: CourseView | None = None) -> Record:
     """Every check at 0 with ``message``, marked for review (``view``: the course as the batch read it)."""
     from ..grading.fingerprint import fingerprint, fingerprint_of
-    from ..grading.rubric import RUBRIC
+    from ..grading.rubric import RUBRIC, scaled
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
+    checks = scaled(checks, view.cell_points) if view is not None and view.assignment == assignment else checks
     return Record(student_id, checks, assignment=assignment, needs_review=True, integrity=[message],
                   grader_error=detail, flags={"": [message]},
                   fingerprint=fingerprint_of(view.grade_cells) if view is not None and view.assignment == assignment

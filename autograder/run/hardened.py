@@ -13,6 +13,7 @@ from ..course.settings import find_course, infer_assignment, infer_student
 from ..course.view import CourseView, read_course
 from ..grading.fingerprint import fingerprint_of
 from ..grading.namespace import run_cell
+from ..grading.rubric import scaled
 from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
@@ -63,7 +64,7 @@ def grade_submission(path, *, course=None, student_id=None, limits: Limits | Non
         if own_server:
             server.close()
     events = [e for g in graded for e in g.events]
-    record = Record(student_id, [c for g in graded for c in g.checks], assignment=assignment,
+    record = Record(student_id, scaled([c for g in graded for c in g.checks], view.cell_points), assignment=assignment,
                   fingerprint=fingerprint_of(view.grade_cells), needs_review=intake.needs_review or bool(events),
                   integrity=intake.problems + events, review=intake.private, suspicions=intake.suspicions,
                   flags=_flags(intake, dict(zip(notebooks, graded))),
