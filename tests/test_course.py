@@ -74,6 +74,22 @@ def test_assignment_defaults_to_the_only_one(tmp_path):
     assert choose_assignment(tmp_path / "bare") == "hw1"          # no source/: what was submitted
 
 
+def test_a_mistyped_assignment_and_a_folder_that_is_no_course_are_named():
+    """A mistyped --assignment names the course's assignments (it said "no submissions found"); --course at
+    a folder that is not a course says so and never suggests `init --merge` there (which would make it one)."""
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        course = _course(Path(tmp) / "c", "", names=("ch04_attention", "hw1"))
+        with pytest.raises(ValueError, match=r"--assignment ch04_atention: the course .* has no such assignment .*"
+                                             r"its assignments: ch04_attention, hw1"):
+            choose_assignment(course, "ch04_atention")
+        assert choose_assignment(course, "hw1") == "hw1"
+        with pytest.raises(ValueError, match=r"is not a course folder \(it has no nbgrader_config.py\)") as err:
+            choose_assignment(Path(tmp))
+        assert "--merge" not in str(err.value)
+
+
 def test_student_and_assignment_from_the_layout(tmp_path):
     course = _course(tmp_path, "", names=("a1", "a2"))
     folder = course / "submitted" / "ada" / "a2"

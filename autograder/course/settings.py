@@ -173,10 +173,17 @@ def choose_assignment(root: Path, given: str | None = None) -> str:
     if given:
         if Path(given).name != given or given in (".", ".."):
             raise ValueError(f"--assignment must be a plain folder name, got {given!r}")
+        known = sorted({*assignments(root), *(p.name for p in (Path(root) / "submitted").glob("*/*") if p.is_dir())})
+        if known and given not in known:
+            raise ValueError(f"--assignment {given}: the course {root} has no such assignment (in source/ or "
+                             f"submitted/<student>/); its assignments: {', '.join(known[:10])}")
         return given
     found = assignments(root)
     if len(found) == 1:
         return found[0]
+    if not found and not (Path(root) / CONFIG).is_file():
+        raise ValueError(f"{root} is not a course folder (it has no {CONFIG}): give the course folder with "
+                         f"--course, or create a course with {init_command(root)}")
     if not found:
         raise ValueError(f"no assignment found: {Path(root) / 'source'}/<assignment>/ holds no notebooks and "
                          f"{Path(root) / 'submitted'}/<student>/ no folders; check --course, or add this "
