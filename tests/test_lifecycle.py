@@ -267,3 +267,14 @@ def test_a_command_whose_output_could_not_be_written_does_not_end_with_success()
                               timeout=60, env=env, cwd=ROOT)
     assert done.returncode == 120
     assert "could not be written" in done.stderr and "No space left" in done.stderr
+
+
+def test_a_second_watch_is_told_it_is_a_watch_that_holds_the_folder(tmp_path):
+    """A watch's lock says it is a watch: a second one is not told of "another grading run"."""
+    from autograder.gradebook.runlock import RunLock
+    with RunLock(tmp_path / "lock", "grading/.watch/", kind="watch serving feedback on submit"):
+        with pytest.raises(RunLocked, match=rf"^another watch serving feedback on submit \(pid {os.getpid()}, "):
+            RunLock(tmp_path / "lock", "grading/.watch/").acquire()
+    with RunLock(tmp_path / "lock2", "the output folder"):
+        with pytest.raises(RunLocked, match=r"^another grading run \(pid"):
+            RunLock(tmp_path / "lock2", "the output folder").acquire()

@@ -164,7 +164,7 @@ def test_hostile_inbound_entries_give_notes_not_pages(ex):
 def test_a_second_watch_is_refused_with_the_holder(ex):
     second = TreeRun(watch_command(ex.course))
     status, output = second.end(within=60)
-    assert status == 1 and f"another grading run (pid {ex.run.pid}" in output, output
+    assert status == 1 and f"another watch serving feedback on submit (pid {ex.run.pid}" in output, output
 
 
 def test_kill_9_mid_stream_and_a_restart_lose_and_repeat_nothing(ex):

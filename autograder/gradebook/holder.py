@@ -9,8 +9,13 @@ class RunLocked(ValueError):
 
 
 def locked(holder: dict, what: str) -> RunLocked:
-    return RunLocked(f"another grading run (pid {holder.get('pid', '?')}, started at {holder.get('started', '?')}) "
+    """The line a second run is told; the holder says what kind of run it is (a ``watch`` is named so)."""
+    kind = holder.get("kind") if holder.get("kind") in KINDS else "grading run"
+    return RunLocked(f"another {kind} (pid {holder.get('pid', '?')}, started at {holder.get('started', '?')}) "
                      f"is writing to {what}; wait for it or stop it")
+
+
+KINDS = ("grading run", "watch serving feedback on submit")
 
 
 def alive(pid) -> bool:

@@ -30,8 +30,8 @@ LOCK_NAME = ".grading-run.lock"
 class RunLock:
     """One lock file, held from ``acquire()`` until ``release()``; ``what`` it guards, for messages."""
 
-    def __init__(self, path: Path, what: str, fix: str = "choose another folder"):
-        self.path, self.what, self.fix = Path(path), what, fix
+    def __init__(self, path: Path, what: str, fix: str = "choose another folder", kind: str = "grading run"):
+        self.path, self.what, self.fix, self.kind = Path(path), what, fix, kind
         self.fd: int | None = None
 
     def acquire(self, wait_for_orphans: float = 5.0) -> "RunLock":
@@ -47,7 +47,7 @@ class RunLock:
             raise locked(holder, self.what)
         os.ftruncate(fd, 0)
         started = written_time(datetime.now(timezone.utc))
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode(), 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started, "kind": self.kind}).encode(), 0)
         self.fd = fd
         return self
 

@@ -54,7 +54,7 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
         stack.enter_context(stop_on_signals())
         for path, what in ((settings.state / LOCK, f"{settings.state}/ (feedback on submit)"),
                            (settings.feedback / LOCK, f"{settings.feedback}/ (feedback on submit)")):
-            stack.enter_context(RunLock(path, what))
+            stack.enter_context(RunLock(path, what, kind="watch serving feedback on submit"))
         journal = Journal(settings.state)
         stack.callback(journal.close)
         grader = DaskGrader(scheduler) if scheduler else LocalGrader()
