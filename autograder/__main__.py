@@ -72,7 +72,8 @@ def _stopped(args, stop) -> str:
     from .run.batch import BatchStopped
     if not isinstance(stop, BatchStopped):
         return f"stopped by {stop.name} before grading started"
-    left = (f"the other {stop.total - stop.done} were not graded" if stop.done < stop.total
+    rest = stop.total - stop.done
+    left = (f"the other {rest} {'was' if rest == 1 else 'were'} not graded" if stop.done < stop.total
             else "the outputs (grades.csv, gradebook, feedback, report) may be incomplete")
     return (f"stopped by {stop.name}: {stop.done} of {stop.total} submissions graded (records in "
             f"{stop.out / 'records'}); {left}.\nTo finish, run:\n  {_resume(args, stop.out)}")
@@ -197,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="the README's main job: grade the bundled sample class")
+    demo = sub.add_parser("demo", help="grade the bundled sample class into demo/ (what `make demo` runs)")
     demo.add_argument("--workers", type=_positive, default=None)
     demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)

@@ -65,3 +65,14 @@ def test_bad_paths_and_numbers_get_clear_errors(tmp_path):
     proc = _run("grade", "--workers", "0")
     assert proc.returncode == 2 and "must be at least 1" in proc.stderr
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_stopped_run_says_one_submission_in_the_singular(tmp_path):
+    import signal
+    from autograder.__main__ import _stopped, build_parser
+    from autograder.run.batch import BatchStopped
+    args = build_parser().parse_args(["grade", "--course", str(tmp_path)])
+    stop = BatchStopped(signal.SIGTERM, out=tmp_path / "grading", done=1, total=2)
+    assert "the other 1 was not graded." in _stopped(args, stop)
+    assert "the other 2 were not graded." in _stopped(args, BatchStopped(signal.SIGTERM, out=tmp_path, done=1, total=3))
+    assert "README" not in build_parser().format_help()
