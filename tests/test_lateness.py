@@ -205,3 +205,16 @@ def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path
             write_scores(gb, "hw", [{"student": "ada", "flags": {}, "earned": earned}], LatePenalties(course))
         gb.db.rollback()
         assert [g.auto_score for nb in gb.find_submission("hw", "ada").notebooks for g in nb.grades] == [3.0, 3.0]
+
+
+def test_a_late_page_says_what_came_off_in_words_and_times_to_the_second():
+    """'no late penalty; on this notebook 0 points' read as 0 points; a due date showed '.000000'."""
+    from autograder.outputs.nbfeedback import notebook_html
+    from autograder.records import CheckResult, Record
+    record = Record("ada", [CheckResult("ex1_attention", "shapes", "correctness", 1, 1, True, "ok")])
+    free = Lateness("2026-11-02 14:00:00.000000 UTC", "2026-11-02 12:00:00.000000 UTC", 7200.0, {})
+    page = notebook_html(record, "ex1_attention", free)
+    assert "nothing off this notebook" in page and "0 points" not in page and ".000000" not in page
+    assert "due date 2026-11-02 12:00:00 UTC" in page
+    costly = Lateness("2026-11-02 14:00:00 UTC", "2026-11-02 12:00:00 UTC", 7200.0, {"ex1_attention": 1.0})
+    assert "1 point off this notebook" in notebook_html(record, "ex1_attention", costly)

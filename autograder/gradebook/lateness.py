@@ -35,7 +35,8 @@ class Lateness:
         if self.seconds_late <= 0:
             return ""
         cost = f"; late penalty {self.penalty:g} points" if self.penalty else "; no late penalty"
-        return f"submitted {self.submitted}, {late_text(self.seconds_late)} after the due date {self.due}{cost}"
+        return (f"submitted {to_the_second(self.submitted)}, {late_text(self.seconds_late)} after the due date "
+                f"{to_the_second(self.due)}{cost}")
 
     @classmethod
     def from_gradebook(cls, data: dict | None, submitted: Submitted) -> Lateness:
@@ -44,6 +45,11 @@ class Lateness:
         penalties = {str(k): float(v) for k, v in (data.get("penalties") or {}).items()}
         return cls(str(data.get("submitted") or submitted.text()), str(data.get("due") or ""), float(data.get("seconds_late") or 0.0),
                    penalties, submitted.note or "")
+
+
+def to_the_second(text: str) -> str:
+    """A time as nbgrader writes it (``2026-12-01 17:00:00.000000 UTC``) without a fraction of zeros."""
+    return text.replace(".000000", "")
 
 
 def late_text(seconds: float) -> str:

@@ -99,7 +99,9 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None, bann
     parts = [banner] * bool(banner) + [f"<p><strong>Score: {score.earned - penalty:g} / {score.max}</strong></p>"]
     when = lateness.describe() if lateness else ""
     if lateness and lateness.seconds_late > 0:
-        parts.append(f"<p>Late: {escape(when)}; on this notebook {penalty:g} point{'' if penalty == 1 else 's'}.</p>")
+        off = (f"{penalty:g} point{'' if penalty == 1 else 's'} off this notebook" if penalty
+               else "nothing off this notebook")
+        parts.append(f"<p>Late: {escape(when)}; {off}.</p>")
     elif when:                                  # lateness unknown, or a note on the time: never silence
         parts.append(f"<p>Submission time: {escape(when)}.</p>")
     parts += [start_here(checks), _notes(record, notebook), by_hand(record, notebook), review_block(record, notebook),
