@@ -147,3 +147,25 @@ def test_grade_stops_on_a_computed_gradebook_before_grading(tmp_path):
     with pytest.raises(ValueError, match=r"c.CourseDirectory.db_url .* is computed.*--gradebook URL"):
         grade_batch(course=course, out=tmp_path / "out", workers=1, progress=False)
     assert not (tmp_path / "out").exists() and not (course / "gradebook.db").exists()
+
+
+def test_inits_next_steps_are_the_readmes_semester_with_this_interpreter():
+    """init's "Next:" runs the semester the README tells, in its order, with the interpreter that has
+    nbgrader (a bare `nbgrader` is not on the PATH outside the venv)."""
+    import re
+    import sys
+    from pathlib import Path
+    from autograder.course.create import next_steps
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    semester = readme.split("**A semester, command by command**")[1].split("```")[1]
+    steps = ["generate_assignment ch04_attention --force", "release_assignment", "watch --course .",
+             "db assignment add", "collect ch04_attention", "grade --course .", "jupyter lab",
+             "grade --course . --resume", "release_feedback"]
+    text = next_steps(Path("/tmp/course"))
+    for source in (semester, text):
+        at = [source.index(step) for step in steps]
+        assert at == sorted(at), source
+    assert "c.Exchange.root" in text and "/etc/jupyter/nbgrader_config.py" in text
+    commands = [line.strip() for line in text.splitlines()[2:] if not line.strip().startswith("#")]
+    assert all(c.startswith(sys.executable) for c in commands), commands
+    assert not re.search(r"^\s*nbgrader ", text, re.M)

@@ -161,16 +161,24 @@ def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str
 
 
 def next_steps(course: Path, assignment: str = CHAPTER) -> str:
-    """What an instructor runs next, for the ``init`` command's last lines: with the interpreter that
-    runs now (the one that has this package), not whatever ``python`` is first on the PATH."""
-    me = f"{shlex.quote(sys.executable)} -m autograder"
+    """What an instructor runs next, for the ``init`` command's last lines: the README's semester, command by
+    command, with the interpreter that runs now (the one that has this package and nbgrader), not whatever
+    ``python`` or ``nbgrader`` is first on the PATH."""
+    py = shlex.quote(sys.executable)
+    me, nb = f"{py} -m autograder", f"{py} -m nbgrader"
     return "\n".join([
-        "Next:",
+        "Next (the README's semester, command by command):",
         f"  cd {shlex.quote(str(course))}",
-        f"  {me} release --course .      # after editing source/: regenerate release/",
-        f"  nbgrader release_assignment {assignment}   # or hand out release/{assignment}/*.ipynb",
-        f"  nbgrader collect {assignment}              # or copy each student's notebooks to "
+        f"  # add c.Exchange.root = \"/srv/nbgrader/exchange\" to {CONFIG}; students need the same root and",
+        "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails",
+        f"  {nb} generate_assignment {assignment} --force   # records the assignment in gradebook.db",
+        f"  {nb} release_assignment {assignment}           # or hand out release/{assignment}/*.ipynb",
+        f"  {me} watch --course .                # optional: feedback on each submission",
+        f"  {nb} db assignment add {assignment} --duedate=\"2026-12-01 17:00 UTC\"",
+        f"  {nb} collect {assignment}                      # or copy each student's notebooks to "
         f"submitted/<student>/{assignment}/",
-        f"  {me} grade --course .        # grade every submission in the sandbox",
-        f"  {me} check submitted/<student>/{assignment}   # one submission, as a table",
+        f"  {me} grade --course .                # scores in gradebook.db, autograded/, feedback/, grading/",
+        f"  {py} -m jupyter lab                           # Nbgrader menu > Formgrader: manual grades, comments",
+        f"  {me} grade --course . --resume       # the manual work in grades.csv and the pages",
+        f"  {nb} release_feedback {assignment}             # students: nbgrader fetch_feedback",
     ])
