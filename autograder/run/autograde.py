@@ -26,7 +26,6 @@ by ``grade`` only (nbgrader scores the missing name 0).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from nbformat import from_dict
@@ -36,7 +35,7 @@ from nbgrader.utils import is_grade
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert, review_notes
-from .batch import grade_one
+from .batch import current_submission, grade_one
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
 
@@ -155,30 +154,16 @@ def course_root(step) -> Path:
 
 
 def graded_submission(course: Path, assignment: str, student: str):
-    """The student's record, graded once for all the notebooks nbgrader autogrades one after another
-    (again when the submission's files change)."""
-    key = (str(course), assignment, student, _listing(course / "submitted" / student / assignment))
-    if _GRADED.get("key") != key:
+    """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
+    and again whenever the submission's content is not what that record graded: the cache lives as long
+    as formgrader's server and keys on the content digest the record carries (``batch.current_submission``),
+    never on names, sizes or times a student controls."""
+    now = (str(course), assignment, student, current_submission(course, assignment, student))
+    if _GRADED.get("key") != now:
+        record = grade_one(str(course), assignment, student)
         _GRADED.clear()
-        _GRADED.update(key=key, record=grade_one(str(course), assignment, student))
+        _GRADED.update(key=(*now[:3], record.submission), record=record)
     return _GRADED["record"]
-
-
-def _listing(folder: Path) -> tuple:
-    """Name, size and modification time of each entry of the submission folder (links not followed)."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        return tuple((e.name, *_stat(e)) for e in entries)
-    except OSError:
-        return ()
-
-
-def _stat(entry) -> tuple:
-    try:
-        st = entry.stat(follow_symlinks=False)
-    except OSError:
-        return (None, None)
-    return (st.st_size, st.st_mtime_ns)
 
 
 def fill_grade_cells(nb, record, notebook: str) -> None:
