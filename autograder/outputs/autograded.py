@@ -143,14 +143,17 @@ def _note(cid: str, source: str, taken: list | None) -> dict:
 
 def make_inert(cells: list[dict], given: dict) -> None:
     """Student text that formgrader and generate_feedback would render as HTML is shown as text instead: a
-    markdown cell the handout does not hold becomes a fenced text block (no tag, link or image of the
-    student's is ever rendered, in any template); a raw cell loses the format that would make it HTML."""
-    handed = {normalise(cell_source(c)) for c in given["cells"] if c["cell_type"] == "markdown"}
+    markdown or raw cell the handout does not hold becomes a markdown cell holding a fenced text block, which
+    every renderer shows as text (no tag, link or image of the student's is ever rendered, in any template).
+    A raw cell is not left raw: nbconvert's HTML exporters copy a raw cell's source into the page as it
+    is when its format is empty or HTML, and a renderer's defaults decide that, not its metadata."""
+    handed = {(c["cell_type"], normalise(cell_source(c))) for c in given["cells"]
+              if c["cell_type"] in ("markdown", "raw")}
     for cell in cells:
-        if cell["cell_type"] == "markdown" and normalise(cell["source"]) not in handed:
-            cell["source"] = as_text(cell["source"])
+        kind = cell["cell_type"]
+        if kind in ("markdown", "raw") and (kind, normalise(cell["source"])) not in handed:
+            cell["cell_type"], cell["source"] = "markdown", as_text(cell["source"])
             cell.pop("attachments", None)
-        elif cell["cell_type"] == "raw":
             for key in ("format", "raw_mimetype"):
                 cell.get("metadata", {}).pop(key, None)
 
