@@ -3,12 +3,14 @@ gradebook read without writing, publishing, and the service's rules with a stand
 import json
 import os
 import time
-from datetime import datetime, timedelta
+from dataclasses import replace
+from pathlib import Path
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from autograder.course.settings import load_course
-from autograder.run.batch import failed_record
+from autograder.run.batch import failed_record, folder_digest
 from autograder.watch.config import DEFAULT_ROOT, watch_settings
 from autograder.watch.duedate import DueDates
 from autograder.watch.grading import Graded
@@ -216,7 +218,9 @@ class StandIn:
 
     def submit(self, key, course, assignment, folder, student, visible):
         self.asked.append(student)
-        self.done.append((key, Graded(failed_record(student, "stand-in", course=course, assignment=assignment))))
+        record = failed_record(student, "stand-in", course=course, assignment=assignment)
+        # what it graded is the folder as it is now, as a real grader's record says
+        self.done.append((key, Graded(replace(record, submission=folder_digest(folder, course, assignment)))))
 
     def finished(self):
         done, self.done = self.done, []
@@ -515,3 +519,129 @@ def test_a_record_that_cannot_be_saved_is_graded_again_later_without_blame(tmp_p
     monkeypatch.setattr(service_module, "write_atomic", real)
     service.step()
     assert journal.state.entries[name].published.kind == "feedback" and service.grader.asked == ["ada"] * 3
+
+
+# --- when a submission counts as received: the service's clock, on the files it grades ---------------
+def _due_soon(course, seconds: float) -> float:
+    """A due date ``seconds`` from now in the course's gradebook; returns it as a POSIX time."""
+    due = time.time() + seconds
+    with _gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.add_assignment(A, duedate=datetime.fromtimestamp(due, timezone.utc).replace(tzinfo=None))
+    return due
+
+
+def _rewrite_in_place(folder, notebook="ex1_attention.ipynb"):
+    path = folder / notebook
+    text = path.read_text()
+    with open(path, "r+") as f:                      # the same file, its folder untouched
+        f.write(text.replace("softmax", "softmaX", 1))
+
+
+def test_a_notebook_rewritten_in_place_after_the_due_date_counts_as_received_after_it(tmp_path):
+    """Writing a file in place never moves its folder's change time, and timestamp.txt is the student's:
+    the notebooks' own change times (the kernel's) say when the work was complete."""
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")          # before the due date, timestamp.txt too
+    due = _due_soon(course, 1.0)
+    time.sleep(max(0.0, due - time.time()) + 0.3)
+    _rewrite_in_place(tmp_path / "exchange/attention-course/inbound" / name)
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    state = journal.state.entries[name]
+    assert state.received.received > due and state.published.kind == "closed" and service.grader.asked == []
+
+
+def test_a_backlog_read_after_the_due_date_counts_as_received_when_its_files_were_complete(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    due = _due_soon(course, 1.0)
+    time.sleep(max(0.0, due - time.time()) + 0.3)                 # the service starts late
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    state = journal.state.entries[name]
+    assert state.received.received < due and state.published.kind == "feedback" and service.grader.asked == ["ada"]
+    assert state.received.submission == folder_digest(tmp_path / "exchange/attention-course/inbound" / name, course, A)
+
+
+def test_what_is_graded_is_exactly_what_was_received(tmp_path):
+    """A rewrite between the service's reading and the grading (or across a restart) is not graded into a page."""
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    real = service.grader.submit
+
+    def rewritten_first(key, course_, assignment, folder, student, visible):
+        _rewrite_in_place(Path(folder))
+        real(key, course_, assignment, folder, student, visible)
+    service.grader.submit = rewritten_first
+    service.step()
+    state = journal.state.entries[name]
+    assert state.published is None and state.graded is None
+    assert "changed after the service received them" in state.note and not journal.state.checks.get("ada")
+
+
+def test_settled_covers_the_files_graded_not_only_the_folder(tmp_path):
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    inbound = tmp_path / "exchange/attention-course/inbound"
+    (inbound / name).chmod(0o755)                                 # nbgrader's submit not done with it
+    before = _examine(inbound, name)
+    _rewrite_in_place(inbound / name)
+    after = _examine(inbound, name)
+    assert isinstance(before, Waiting) and isinstance(after, Waiting) and before.signature != after.signature
+
+
+# --- the account bounds what it can consume (real Linux accounts) ------------------------------------
+@pytest.fixture
+def accounts():
+    """Two real accounts of this machine, removed after the test (creating them needs root)."""
+    import pwd
+    import subprocess
+    if os.geteuid() != 0:
+        pytest.skip("creating Linux accounts for the owner check needs root")
+    names = [f"hb{os.getpid() % 10000}{who}" for who in ("ann", "eve")]
+    for name in names:
+        subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", name], check=True, timeout=30)
+    try:
+        yield {name: pwd.getpwnam(name).pw_uid for name in names}
+    finally:
+        for name in names:
+            subprocess.run(["userdel", name], timeout=30, check=False)
+
+
+def _owned(folder, uid):
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, uid, uid, follow_symlinks=False)
+
+
+def test_with_accounts_a_folder_bears_its_owners_name_and_an_invented_name_is_an_impostor(tmp_path, accounts):
+    ann, eve = accounts
+    course = _course(tmp_path)
+    inbound = tmp_path / "exchange/attention-course/inbound"
+    names = {who: submit_like_nbgrader(course, tmp_path, who) for who in (ann, eve, "ghost-student")}
+    for who in names:
+        _owned(inbound / names[who], accounts[eve])                 # eve made all three
+    assert isinstance(_examine(inbound, names[eve]), Ready)
+    assert f"not to '{ann}'" in _examine(inbound, names[ann]).note
+    invented = _examine(inbound, names["ghost-student"]).note
+    assert f"belongs to '{eve}'" in invented and "no account has that name" in invented
+    _owned(inbound / names["ghost-student"], os.geteuid())          # the service's own (shared) account
+    assert isinstance(_examine(inbound, names["ghost-student"]), Ready)
+
+
+def test_one_account_flooding_never_stands_before_another_accounts_first_submission(tmp_path, accounts):
+    ann, eve = accounts
+    course = _course(tmp_path)
+    inbound = tmp_path / "exchange/attention-course/inbound"
+    flood = [submit_like_nbgrader(course, tmp_path, eve) for _ in range(4)]
+    mine = submit_like_nbgrader(course, tmp_path, ann)               # arrives after all of eve's
+    for name in [*flood, mine]:
+        _owned(inbound / name, accounts[eve if name in flood else ann])
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert service.grader.asked == [eve, ann]                       # one each, then eve's next ones
+    assert journal.state.entries[mine].published.kind == "feedback"
+    for _ in range(10):                                             # each pass: one of eve's
+        if service.step() != 0.0:
+            break
+    assert service.grader.asked == [eve, ann, eve, eve, eve]

@@ -52,13 +52,14 @@ _READ = {"str": _text, "float": _number, "int": _number, "bool": bool,
 
 @dataclass(frozen=True)
 class Received(_Event):
-    """The entry was read: whose it is, the digest of its secret, when it arrived."""
+    """The entry was read: whose it is, the digest of its secret, when it arrived, what was read then."""
     EVENT: ClassVar[str] = "received"
     student: str = ""
     assignment: str = ""
     secret: str = ""              # sha256 of the submission's secret (never the secret itself)
-    received: float = 0
+    received: float = 0           # when it counts as received (``watch.inbound.receive``)
     at: float = 0
+    submission: str = ""          # the digest of the files grading takes, as read then (what must be graded)
 
 
 @dataclass(frozen=True)

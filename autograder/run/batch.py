@@ -121,9 +121,14 @@ def grade_one(course: str, assignment: str, student_id: str, limits: dict | None
 def current_submission(course, assignment: str, student: str, view: CourseView | None = None) -> str:
     """The digest of ``submitted/<student>/<assignment>`` as it is now, as a record carries it
     (``intake.digest``): the one identity of "the same submission" for --resume and the nbgrader door."""
+    return folder_digest(Path(course) / "submitted" / student / assignment, course, assignment, view)
+
+
+def folder_digest(folder, course, assignment: str, view: CourseView | None = None) -> str:
+    """The digest of the submission in ``folder`` (any folder: ``watch`` grades inbound's) as intake of the
+    course's notebooks reads it, as a record carries it."""
     from ..intake.digest import submission_digest
-    return submission_digest(Path(course) / "submitted" / student / assignment, _names(course, assignment, view),
-                             assignment)
+    return submission_digest(Path(folder), _names(course, assignment, view), assignment)
 
 
 def _names(course, assignment: str, view: CourseView | None = None) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ cells before them: their pass or failure message is what the student sees.
 from __future__ import annotations
 
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..records import Record
@@ -34,7 +34,7 @@ def grade_inbound(course: str, assignment: str, folder: str, student: str, visib
                   server=None) -> Graded:
     """The record of the submission in ``folder`` (and its visible tests' results when asked); ``server``:
     the fork server to use (default: this process's, as on a Dask worker)."""
-    from ..run.batch import _server, failed_record
+    from ..run.batch import _server, failed_record, folder_digest
     from ..run.hardened import grade_submission
     try:
         server = server or _server()
@@ -42,9 +42,10 @@ def grade_inbound(course: str, assignment: str, folder: str, student: str, visib
         return Graded(record, visible_tests(Path(folder), Path(course), assignment, student, server)
                       if visible else {})
     except Exception as exc:  # noqa: BLE001 - one submission must not stop the service
-        return Graded(failed_record(student, f"The grader failed on this submission ({type(exc).__name__}: "
-                                    f"{exc}); an instructor must grade it by hand.", traceback.format_exc(limit=4),
-                                    course=course, assignment=assignment))
+        failed = failed_record(student, f"The grader failed on this submission ({type(exc).__name__}: {exc}); an "
+                               "instructor must grade it by hand.", traceback.format_exc(limit=4), course=course,
+                               assignment=assignment)
+        return Graded(replace(failed, submission=folder_digest(folder, course, assignment)))
 
 
 def visible_tests(folder: Path, course: Path, assignment: str, student: str, server) -> dict[str, list[VisibleResult]]:

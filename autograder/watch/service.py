@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
 from .duedate import DueDates
 from .grading import DaskGrader, Graded, LocalGrader
-from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, parse_name
+from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, fair, owner_key, parse_name, receive
 from ..journal.events import Event, Note, Published, Received, Started, Stopped
 from ..journal.events import Graded as GradedEvent
 from ..journal.log import Journal
@@ -66,6 +67,7 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
         say(one_line(f"watching {settings.inbound} for {settings.assignment} submissions ({wake.name}); pages go "
                      f"to {settings.feedback}; show {settings.show!r}, at most {settings.limit} per student"
                      f"{', also after the due date' if settings.after_due_date else ''}; journal {journal.path}"))
+        say(one_line(accounts_line()))
         while True:
             timeout = service.step()
             if until is not None and until():
@@ -89,6 +91,14 @@ def _settings(course, assignment: str | None) -> WatchSettings:
     return settings
 
 
+def _graded_notebooks(settings: WatchSettings) -> tuple[str, ...]:
+    from ..intake.expected import CourseError, course_notebooks
+    try:
+        return course_notebooks(settings.course.root, settings.assignment).names
+    except CourseError:
+        return tuple(sorted(NOTEBOOKS))
+
+
 class Service:
     def __init__(self, settings: WatchSettings, journal: Journal, grader, say, warn):
         self.s, self.journal, self.grader, self.say, self.warn = settings, journal, grader, say, warn
@@ -97,6 +107,8 @@ class Service:
         self.ignored: set[str] = set()               # other assignments' submissions
         self.retry: dict[str, float] = {}            # entry -> monotonic time to try again
         self.inflight: dict[str, tuple] = {}         # entry -> (name parts, Ready, started at)
+        self.names = _graded_notebooks(settings)     # the notebooks grading takes: what "received" reads
+        self.receipts: dict[str, object] = {}        # entry -> its first reading, until it is journaled
 
     # --- one pass over inbound --------------------------------------------------------------
     def step(self) -> float:
@@ -111,7 +123,8 @@ class Service:
             ready = self._look(fd, sorted(os.listdir(fd)))
         finally:
             os.close(fd)
-        for _, name, parts, found in sorted(ready, key=lambda r: (r[0], r[1])):
+        turn = fair(ready, lambda r: owner_key(r[3], r[2].student))
+        for _, name, parts, found in turn:                 # one per owner a pass: a flood waits its turn
             self._handle(name, parts, found)
         self._collect()
         if ready:
@@ -135,7 +148,7 @@ class Service:
                 self.ignored.add(name)
                 continue
             seen = self.pending.get(name)
-            found = examine(fd, name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS)
+            found = examine(fd, name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS, names=self.names)
             if isinstance(found, Waiting):
                 if not seen or seen[0] != found.signature:
                     self.pending[name] = (found.signature, now)
@@ -144,8 +157,20 @@ class Service:
             if isinstance(found, Problem):
                 self._note(name, found.note)
             else:
+                found = self._received(name, found)
                 ready.append((found.received, name, parts, found))
         return ready
+
+    def _received(self, name: str, found):
+        """``found`` with what was read when it was first received: journaled once, read again never (a
+        restart keeps the first reading, so a later rewrite is not what counts)."""
+        state = self.journal.state.entries.get(name)
+        if state is not None and state.received is not None:
+            return replace(found, received=state.received.received, submission=state.received.submission)
+        if name not in self.receipts:                  # read once, even while it waits for its turn
+            self.receipts[name] = receive(self.s.inbound, name, found, self.names)
+        first = self.receipts[name]
+        return replace(found, received=first.received, submission=first.submission)
 
     # --- one submission ----------------------------------------------------------------------
     def _handle(self, name: str, parts, found) -> None:
@@ -174,7 +199,7 @@ class Service:
         state = self.journal.state.entries.get(name)
         if state is None or state.received is None:
             self._append(Received(name, student=parts.student, assignment=parts.assignment, secret=found.digest,
-                                  received=found.received, at=time.time()))
+                                  received=found.received, at=time.time(), submission=found.submission))
             state = self.journal.state.entries[name]
         elif state.received.secret != found.digest:
             self._note(name, f"submission {shown(name)}: its {SECRET} changed after it arrived; it was "
@@ -237,6 +262,11 @@ class Service:
                                    f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
                 continue
             rec = graded.record
+            if found.submission and rec.submission != found.submission:
+                self._note(name, f"submission {shown(name)}: its notebooks changed after the service received them "
+                           f"({when(found.received)}); what was graded is not what was received, so no page was "
+                           "published and no check was used (submit again with nbgrader)")
+                continue
             self._append(GradedEvent(name, student=parts.student, record=record_file, total=rec.total,
                                      max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
                                      seconds=round(time.time() - started, 3), at=time.time()))
