@@ -11,15 +11,15 @@ and benchmarks/diagnosis_quality.py.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 import autograder
+import corpora
 from autograder.misconceptions import COMPOUND
 from fixtures.impl import correct_plain
 
-KINDS = ("localised", "unnamed", "correct")     # the labels that are not a diagnosis
+KINDS = corpora.LABELS                          # the labels that are not a diagnosis
 PARTS = {"development": "diagnosis", "heldout": "diagnosis_heldout"}   # part -> package under tests/fixtures
 
 
@@ -88,14 +88,10 @@ def _right() -> dict:
 
 
 def cases(part: str = "development") -> list[Case]:
-    """The labelled cases of one part of the corpus (empty when that part is not there)."""
+    """The labelled cases of one part of the corpus (empty when that part is not there), as
+    ``corpora.load`` reads their ``EXPECTED``."""
     package = PARTS[part]
-    try:
-        found = importlib.import_module(f"fixtures.{package}")
-    except ModuleNotFoundError:
-        return []
-    return [Case(info.name, importlib.import_module(f"fixtures.{package}.{info.name}").EXPECTED, package)
-            for info in sorted(pkgutil.iter_modules(found.__path__), key=lambda m: m.name)]
+    return [Case(e.name, e.diagnosis, package) for e in corpora.load(package)]
 
 
 def classify(case: Case, student_id: str) -> Verdict:

@@ -1,7 +1,6 @@
 """The adversarial corpus (tests/adversarial/), graded as one batch; each attack's outcome is checked."""
 import hashlib
 import importlib
-import pkgutil
 import shutil
 import ctypes
 import os
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import adversarial
+import corpora
 from autograder.run.batch import grade_batch
 from autograder.course.nbgrader_cli import run_nbgrader
 from autograder.sandbox import cgroups
@@ -23,7 +22,8 @@ from sandbox_helpers import RIGHT_MASK, WRONG_MASK, lasting_processes, probe
 
 pytestmark = pytest.mark.slow
 
-CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
+EXPECTED = {e.name: e for e in corpora.load("adversarial")}
+CORPUS = sorted(EXPECTED)
 LIMITS = {"cell_seconds": 3.0, "call_seconds": 3.0, "total_seconds": 60.0}
 
 
@@ -118,21 +118,21 @@ def _lay_out(course: Path, net: _Loopback, host: _HostServices) -> None:
     write_submission(release, source, subs / "honest-wrong/ch04_attention", {"causal_mask": WRONG_MASK})
     write_submission(release, source, subs / "honest-right/ch04_attention", {"causal_mask": RIGHT_MASK})
     for name in CORPUS:
-        mod, folder = _load(name), subs / _student(name) / "ch04_attention"
+        mod, want, folder = _load(name), EXPECTED[name], subs / _student(name) / "ch04_attention"
         code = getattr(mod, "CODE", "").replace("COURSE", repr(str(course)))
         code = code.replace("TCP_PORT", str(net.tcp.getsockname()[1]))
         code = host.substitute(code.replace("UDP_PORT", str(net.udp.getsockname()[1])))
         overrides, extra = {}, {}
-        if mod.KIND == "probe":
+        if want.kind == "probe":
             overrides = {"causal_mask": probe(code)}
-        elif mod.KIND == "cheat":
+        elif want.kind == "cheat":
             overrides = {"causal_mask": WRONG_MASK + "\n" + code}
-        elif mod.KIND == "disruption" and mod.TARGET == "cell":
+        elif want.kind == "disruption" and want.target == "cell":
             extra = {"ex2_causal_mask": [code]}
-        elif mod.KIND == "disruption":
-            overrides = {mod.TARGET: code}
+        elif want.kind == "disruption":
+            overrides = {want.target: code}
         write_submission(release, source, folder, overrides, extra_cells=extra)
-        if mod.KIND == "damage":
+        if want.kind == "damage":
             mod.damage(folder)
 
 
@@ -166,7 +166,7 @@ def corpus(tmp_path_factory):
 
 
 def test_corpus_is_large_and_covers_every_kind():
-    kinds = [_load(n).KIND for n in CORPUS]
+    kinds = [EXPECTED[n].kind for n in CORPUS]
     assert len(CORPUS) >= 40
     assert {"probe", "cheat", "disruption", "damage"} == set(kinds)
 
@@ -177,14 +177,14 @@ def test_attack_outcome(corpus, name):
     mod, record = _load(name), records[_student(name)]
     wrong, right = records["honest-wrong"].total, records["honest-right"].total
     assert right == record.max_total == 28 and wrong < right
-    total, want = record.total, mod.EXPECT["score"]
+    total, want = record.total, EXPECTED[name].score
     assert 0 <= total <= record.max_total
     expected = {"honest_wrong": total == wrong, "at_most_honest_wrong": total <= wrong,
                 "honest_right": total == right, "at_most_honest_right": total <= right,
                 "below_honest_right": total < right, "any": True}[want]
     assert expected, (name, want, total, wrong, right, record.integrity)
-    if mod.EXPECT["review"] != "any":
-        assert record.needs_review is mod.EXPECT["review"], (name, record.integrity)
+    if EXPECTED[name].review != "any":
+        assert record.needs_review is EXPECTED[name].review, (name, record.integrity)
     if hasattr(mod, "inspect"):                                   # what the attack did to the outputs
         mod.inspect(record, out)
 

@@ -6,19 +6,17 @@ import pkgutil
 import pytest
 
 import autograder
+import corpora
 import solutions
 from autograder import misconceptions
 from autograder.grading.rubric import RUBRIC, max_total
 from fixture_notebooks import fixture_source, notebook_namespaces
 from fixtures import impl
 
-FIXTURES = sorted(m.name for m in pkgutil.iter_modules(impl.__path__))
+EXPECTED = {e.name: e for e in corpora.load("impl")}
+FIXTURES = sorted(EXPECTED)
 WRONG = [n for n in FIXTURES if not n.startswith("correct_")]
 CORRECT = [n for n in FIXTURES if n.startswith("correct_")]
-
-
-def _load(name):
-    return importlib.import_module(f"fixtures.impl.{name}")
 
 
 def _record(name, student="fixture-student"):
@@ -28,7 +26,7 @@ def _record(name, student="fixture-student"):
 
 
 def test_every_catalogue_id_has_a_fixture():
-    diagnosed = {part for n in WRONG if _load(n).DIAGNOSIS for part in _load(n).DIAGNOSIS.split("+")}
+    diagnosed = {part for n in WRONG if EXPECTED[n].diagnosis for part in EXPECTED[n].diagnosis.split("+")}
     assert set(misconceptions.IDS) <= diagnosed
     assert {"no-scaling", "scale-by-dk", "softmax-wrong-axis", "no-max-subtraction", "weights-transposed",
             "outputs-swapped", "mask-after-softmax", "diagonal-masked", "future-visible",
@@ -39,22 +37,22 @@ def test_every_catalogue_id_has_a_fixture():
 @pytest.mark.parametrize("name", WRONG)
 @pytest.mark.parametrize("student", ["alice", "bob"])
 def test_fixture_is_diagnosed_and_loses_intended_points(name, student):
-    mod = _load(name)
+    want = EXPECTED[name]
     record = _record(name, student)
     failed = [c for c in record.checks if not c.passed]
     assert failed, f"{name} lost nothing"
-    assert {c.diagnosis for c in failed} == {mod.DIAGNOSIS}
+    assert {c.diagnosis for c in failed} == {want.diagnosis}
     lost = {}
     for c in failed:
         lost[c.grade_id] = lost.get(c.grade_id, 0) + c.max_points
-    assert lost == mod.LOSES
-    assert record.total == max_total() - sum(mod.LOSES.values())
-    if mod.DIAGNOSIS:
+    assert lost == want.loses
+    assert record.total == max_total() - sum(want.loses.values())
+    if want.diagnosis:
         assert all("It looks like" in c.message for c in failed)
-    if "+" in (mod.DIAGNOSIS or ""):
+    if "+" in (want.diagnosis or ""):
         assert all("two mistakes together" in c.message for c in failed)
-    assert {c.stage for c in failed} == {getattr(mod, "STAGE", None)}
-    assert any(mod.SAYS in c.message for c in failed), [c.message for c in failed]
+    assert {c.stage for c in failed} == {want.stage}
+    assert any(want.says in c.message for c in failed), [c.message for c in failed]
 
 
 @pytest.mark.parametrize("name", CORRECT)
