@@ -45,3 +45,25 @@ def test_a_damaged_journal_line_is_no_event_or_reads_as_the_defaults():
     odd = parse_event({"event": "graded", "entry": "e", "at": "soon", "diagnoses": "abc", "total": True})
     assert odd == Graded("e", at=0, diagnoses=(), total=0)
     assert parse_event({"event": "received", "entry": "e"}) == Received("e")     # an older, shorter line
+
+
+# --- the gradebook writer's pipe ----------------------------------------------------------------
+from autograder.gradebook.messages import Answer, Scores  # noqa: E402
+
+
+def test_a_score_message_reads_back_as_it_was_sent():
+    sent = Scores("ada\u202e", {"ex1_softmax": 3.0, "ex2_mask": 0.0}, {"ex1": ("why", "and why")}, "2026-11-02 11:00:00", False)
+    assert Scores.from_dict(json.loads(json.dumps(sent.to_dict()))) == sent
+    assert list(sent.to_dict()) == ["student", "submitted", "fresh", "earned", "flags"]   # the line sent before
+    older = Scores.from_dict({"student": "bob", "earned": {"ex1_softmax": 1}, "flags": {"ex1": []}})
+    assert older == Scores("bob", {"ex1_softmax": 1.0})                  # no reasons: no flag; fresh by default
+
+
+def test_an_answer_reads_back_as_it_was_written():
+    full = Answer(3600.0, "2026-11-02 11:00:00", {"ex1": 1.5}, "2026-11-02 12:00:00", {"ex1_attention": 3.0},
+                  (("ex1", "ex1_solution", "close"),), False)
+    lateness_only = Answer(0.0, "", {"ex1": 0.0}, "")
+    for answer in (full, lateness_only):
+        assert Answer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
+    assert "manual" not in lateness_only.to_dict() and lateness_only.manual is None      # said nothing of it
+    assert Answer.from_dict({"manual": {}, "comments": [["a", "b"]]}).comments == ()      # a comment needs 3 parts

@@ -9,6 +9,7 @@ from sqlalchemy import event
 from autograder.course.settings import load_course
 from autograder.gradebook.latepenalties import LatePenalties
 from autograder.gradebook.nbgrader_api import nbgrader_api, one_transaction, stamp_new_sqlite
+from autograder.gradebook.messages import Scores
 from autograder.gradebook.scores import BATCH, record_assignment, write_scores
 from autograder.grading.rubric import RUBRIC
 from conftest import ROOT
@@ -22,10 +23,9 @@ def _commits(gb) -> list:
     return seen
 
 
-def _scores(n: int) -> list[dict]:
+def _scores(n: int) -> list[Scores]:
     earned = {grade_id: float(sum(item.points for item in items)) for grade_id, items in RUBRIC.items()}
-    return [{"student": f"s{i:02d}", "flags": {"ex1_attention": ["a reason"]} if i == 0 else {}, "submitted": "",
-             "earned": earned} for i in range(n)]
+    return [Scores(f"s{i:02d}", earned, {"ex1_attention": ("a reason",)} if i == 0 else {}) for i in range(n)]
 
 
 @pytest.mark.slow
@@ -150,12 +150,12 @@ def test_the_writer_reads_a_stream_of_lines_and_lists(tmp_path):
     import io
     from autograder.gradebook.writer import Incoming
     scores = _scores(3)
-    text = "".join(json.dumps(s) + "\n" for s in scores[:2]) + json.dumps(scores[2:])
+    text = "".join(json.dumps(s.to_dict()) + "\n" for s in scores[:2]) + json.dumps([s.to_dict() for s in scores[2:]])
     incoming = Incoming(io.StringIO(text))
-    assert [s["student"] for s in incoming] == ["s00", "s01", "s02"] and incoming.received
+    assert list(incoming) == scores and incoming.received
     batched = Incoming(io.StringIO(text))
     batched.thread.join()                               # all three have come: one batch of the two lines
-    assert [[s["student"] for s in b] for b in batched.batches(2)] == [["s00", "s01"], ["s02"]]
+    assert [[s.student for s in b] for b in batched.batches(2)] == [["s00", "s01"], ["s02"]]
     assert list(empty := Incoming(io.StringIO(""))) == [] and not empty.received
 
 

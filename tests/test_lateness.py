@@ -198,11 +198,12 @@ def test_a_gradebook_that_cannot_hold_the_scores_gets_none_and_says_why(tmp_path
     """A gradebook whose grade cells are missing (an autograde that found no notebooks left empty
     submissions) or smaller than the rubric's (points raised without generate_assignment --force) would
     silently hold zeros or scores over the maximum: the writer writes nothing and says what to do."""
+    from autograder.gradebook.messages import Scores
     from autograder.gradebook.scores import write_scores
     course = _course(tmp_path, "")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 11)) as gb:
         with pytest.raises(SystemExit, match=f"{why}.*generate_assignment hw --force"):
-            write_scores(gb, "hw", [{"student": "ada", "flags": {}, "earned": earned}], LatePenalties(course))
+            write_scores(gb, "hw", [Scores("ada", earned)], LatePenalties(course))
         gb.db.rollback()
         assert [g.auto_score for nb in gb.find_submission("hw", "ada").notebooks for g in nb.grades] == [3.0, 3.0]
 

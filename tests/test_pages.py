@@ -169,9 +169,11 @@ def test_what_the_grader_suspects_reaches_the_instructor_never_the_student():
 
 
 def test_a_review_a_person_finished_leaves_no_trace_on_the_students_pages():
+    from autograder.gradebook.messages import Answer
     from autograder.outputs.write import with_manual_work
-    done = with_manual_work(_suspected(), {"manual": {"ex2_mask": 2.0}, "needs_manual_grade": False,
-                                           "comments": [["ex2_causal_mask", "ex2_solution", "Discussed in office hours."]]})
+    done = with_manual_work(_suspected(), Answer.from_dict({
+        "manual": {"ex2_mask": 2.0}, "needs_manual_grade": False,
+        "comments": [["ex2_causal_mask", "ex2_solution", "Discussed in office hours."]]}))
     for name, page in _student_pages(done).items():
         assert "awaits review" not in page and 'class="review"' not in page and "same notebook" not in page and "is missing" not in page, name
     assert "Discussed in office hours." in _student_pages(done)["index"]      # what the person wrote is shown
@@ -194,16 +196,17 @@ def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():
 
 
 def test_a_persons_scores_count_everywhere_and_a_review_is_done_only_when_they_graded_it():
+    from autograder.gradebook.messages import Answer
     from autograder.outputs.csvout import csv_row
     from autograder.outputs.write import with_manual_work
     from autograder.textreport import summary_table
     record = Record("ann", [_check("ex1_attention", "shapes", 4, False), _check("ex2_causal", "rows", 2, True)],
                     needs_review=True)
-    unflagged = with_manual_work(record, {"manual": {}, "comments": [], "needs_manual_grade": False})
+    unflagged = with_manual_work(record, Answer.from_dict({"manual": {}, "comments": [], "needs_manual_grade": False}))
     assert unflagged.open_review and not unflagged.reviewed           # nobody graded it: still to review
-    graded = with_manual_work(record, {"manual": {"ex1_attention": 3.0, "elsewhere": 9.0},
-                                       "comments": [["ex1_attention", "ex1_solution", "close"]],
-                                       "needs_manual_grade": False})
+    graded = with_manual_work(record, Answer.from_dict({"manual": {"ex1_attention": 3.0, "elsewhere": 9.0},
+                                                        "comments": [["ex1_attention", "ex1_solution", "close"]],
+                                                        "needs_manual_grade": False}))
     assert graded.reviewed and not graded.open_review and graded.manual == {"ex1_attention": 3.0}
     assert (graded.total, graded.auto_total, graded.notebooks["ex1_attention"].earned) == (5, 2, 3)
     assert csv_row(graded)["total"] == "5" and csv_row(graded)["needs_review"] == "false"

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from autograder.gradebook.lateness import Lateness
 from autograder.gradebook.latepenalties import LatePenalties
+from autograder.gradebook.messages import Answer
 from autograder.gradebook.timestamps import MAX_BYTES, Submitted, parse_utc, read_timestamp, written_time
 from autograder.outputs.csvout import csv_row
 from autograder.records import Record
@@ -79,7 +80,7 @@ def test_every_written_time_reads_back_the_same_in_nbgrader(at):
     from nbgrader.utils import parse_utc as nbgrader_parse_utc
     submitted = Submitted(at=at)
     answer = LatePenalties(course=None).assign(_OneSubmission(at), "hw", "ann")
-    late = Lateness.from_gradebook(answer, submitted)             # feedback/<student>/<a>/timestamp.txt
+    late = Lateness.from_gradebook(Answer.from_dict(answer), submitted)             # feedback/<student>/<a>/timestamp.txt
     written = [written_time(at), submitted.text(), answer["submitted"], answer["due"], late.submitted,
                csv_row(Record("ann", []), late)["submitted"]]
     for text in written:

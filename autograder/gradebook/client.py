@@ -24,6 +24,7 @@ from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course
 from ..inert import is_text
 from ..records import OutputError, Record
+from .messages import Answer, Scores
 from .runlock import RunLocks
 
 FAILED = "gradebook writer: "      # how the writer starts the one line that says why it failed
@@ -61,19 +62,19 @@ class GradebookWriter:
         if record.student_id in self.sent or not is_text(record.student_id):
             return
         try:
-            self.proc.stdin.write(json.dumps(_scores(record, submitted)) + "\n")
+            self.proc.stdin.write(json.dumps(_scores(record, submitted).to_dict()) + "\n")
             self.proc.stdin.flush()
         except (OSError, ValueError):
             return
         self.sent.add(record.student_id)
 
     def finish(self, records: list[Record], submitted: dict[str, str] | None = None,
-               fresh=None) -> dict[str, dict]:
+               fresh=None) -> dict[str, Answer]:
         """Send the scores not sent yet (and each submission's time, nbgrader's format; ``fresh``: the
         students this run graded, default all); return, per student, how late nbgrader's gradebook says
         the work was, each notebook's late penalty and what a person graded there (``scores.manual_work``)."""
         submitted = submitted or {}
-        rest = [_scores(r, submitted.get(r.student_id, ""), fresh is None or r.student_id in fresh)
+        rest = [_scores(r, submitted.get(r.student_id, ""), fresh is None or r.student_id in fresh).to_dict()
                 for r in records if r.student_id not in self.sent]
         try:
             out, err = self.proc.communicate(json.dumps(rest) if rest else None, timeout=600)
@@ -83,8 +84,8 @@ class GradebookWriter:
         if self.proc.returncode != 0:
             raise OutputError(_why(err))
         try:
-            return json.loads(out)
-        except ValueError:
+            return {str(student): Answer.from_dict(answer) for student, answer in json.loads(out).items()}
+        except (ValueError, TypeError, KeyError, AttributeError):
             raise OutputError(f"the gradebook writer answered {out[-200:]!r}, not the lateness of each "
                               "submission") from None
 
@@ -94,11 +95,11 @@ class GradebookWriter:
             self.proc.wait()
 
 
-def _scores(record: Record, submitted: str, fresh: bool = True) -> dict:
+def _scores(record: Record, submitted: str, fresh: bool = True) -> Scores:
     """What the writer records for one student; ``fresh``: graded by this run (only then may a cell a
     person cleared be flagged again)."""
-    return {"student": record.student_id, "submitted": submitted, "fresh": fresh,
-            "earned": {g: c.earned for g, c in record.auto_cells.items()}, "flags": review_flags(record)}
+    return Scores(record.student_id, {g: c.earned for g, c in record.auto_cells.items()},
+                  {nb: tuple(why) for nb, why in review_flags(record).items()}, submitted, fresh)
 
 
 def _why(err: str) -> str:

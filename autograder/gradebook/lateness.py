@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .messages import Answer
 from .timestamps import Submitted, read_timestamp
 
 
@@ -39,12 +40,11 @@ class Lateness:
                 f"{to_the_second(self.due)}{cost}")
 
     @classmethod
-    def from_gradebook(cls, data: dict | None, submitted: Submitted) -> Lateness:
-        """From the gradebook writer's answer for one student (see outputs.latepenalties)."""
-        data = data or {}
-        penalties = {str(k): float(v) for k, v in (data.get("penalties") or {}).items()}
-        return cls(str(data.get("submitted") or submitted.text()), str(data.get("due") or ""), float(data.get("seconds_late") or 0.0),
-                   penalties, submitted.note or "")
+    def from_gradebook(cls, answer: Answer | None, submitted: Submitted) -> Lateness:
+        """From the gradebook writer's answer for one student (``messages.Answer``; see latepenalties)."""
+        answer = answer or Answer()
+        return cls(answer.submitted or submitted.text(), answer.due, answer.seconds_late, dict(answer.penalties),
+                   submitted.note or "")
 
 
 def to_the_second(text: str) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
 from .latepenalties import LatePenalties, recorded_lateness
+from .messages import Answer, Scores
 from .transactions import short_transaction
 
 
@@ -61,7 +62,7 @@ BATCH = 16          # students per transaction at most: the run holds the gradeb
 
 
 def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True,
-                 course: Path | None = None, stats: dict | None = None) -> dict:
+                 course: Path | None = None, stats: dict | None = None) -> dict[str, Answer]:
     """Scores, submission times and late penalties as ``nbgrader autograde`` records them, each as it comes
     (``scores`` may be the run's stream), in short transactions: the students that have come (at most
     ``BATCH``) are one transaction, all of each student's rows or none, so people using the gradebook
@@ -75,7 +76,7 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
         if unfit:
             raise SystemExit(_unfit_message(assignment, unfit, students))
         short_transaction(gb, lambda: _write_batch(gb, assignment, batch, late, ours, course), stats=stats)
-        students += [s["student"] for s in batch]
+        students += [s.student for s in batch]
     if not students and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
     answer: dict = {}
@@ -84,18 +85,18 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
     return answer
 
 
-def _write_batch(gb, assignment: str, batch: list[dict], late: LatePenalties, ours, course) -> None:
+def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours, course) -> None:
     for s in batch:
         _write_score(gb, assignment, s, course)
-        late.assign(gb, assignment, s["student"])
+        late.assign(gb, assignment, s.student)
     gb.db.flush()
     if not ours():
         raise Gone("before the scores were written")
 
 
-def _answer(gb, assignment: str, student: str) -> dict:
+def _answer(gb, assignment: str, student: str) -> Answer:
     submission = gb.find_submission(assignment, student)
-    return {**recorded_lateness(submission), **manual_work(submission)}
+    return Answer.from_dict({**recorded_lateness(submission), **manual_work(submission)})
 
 
 def _batches(scores):
@@ -118,11 +119,11 @@ def _grade_cells(gb, assignment: str) -> dict[str, float]:
             for cell in nb.grade_cells}
 
 
-def _unfit(s: dict, cells: dict[str, float]) -> list[str]:
+def _unfit(s: Scores, cells: dict[str, float]) -> list[str]:
     """Why these scores do not fit the gradebook's grade cells (none when they do)."""
-    return ([f"{s['student']}: no grade cell {g!r}" for g in s["earned"] if g not in cells]
-            + [f"{s['student']}: {g} scores {float(v):g} over its maximum {cells[g]:g}"
-               for g, v in s["earned"].items() if g in cells and float(v) > cells[g]])
+    return ([f"{s.student}: no grade cell {g!r}" for g in s.earned if g not in cells]
+            + [f"{s.student}: {g} scores {v:g} over its maximum {cells[g]:g}"
+               for g, v in s.earned.items() if g in cells and v > cells[g]])
 
 
 def _auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
@@ -190,14 +191,14 @@ def _cells(nb: dict) -> list:
     return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
 
 
-def _write_score(gb, assignment: str, s: dict, course: Path | None = None) -> None:
-    submission = _submission(gb, assignment, s["student"], s.get("submitted") or None)
+def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> None:
+    submission = _submission(gb, assignment, s.student, s.submitted or None)
     for notebook in submission.notebooks:
-        reasons = (s.get("flags") or {}).get(notebook.name)
+        reasons = list(s.flags.get(notebook.name, ())) or None
         for grade in notebook.grades:
-            _auto_grade(grade, float(s["earned"].get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
-                        fresh=s.get("fresh", True))
-        review_comment(notebook, reasons, no_response(course, assignment, s["student"], notebook.name))
+            _auto_grade(grade, float(s.earned.get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
+                        fresh=s.fresh)
+        review_comment(notebook, reasons, no_response(course, assignment, s.student, notebook.name))
 
 
 class Gone(Exception):

@@ -29,6 +29,7 @@ from ..course.settings import load_course
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
 from .client import FAILED
 from .latepenalties import LatePenalties
+from .messages import Scores
 from .nbgrader_api import nbgrader_api, stamp_new
 from .pglock import held_by
 from .runlock import belongs_to_run
@@ -42,7 +43,7 @@ GONE = 3        # exit status: the run this writer belonged to is over; nothing 
 class Incoming:
     """The run's scores, read from stdin by a thread from the writer's start, so the run never waits to
     send one (a pipe holds 64 KiB) while nbgrader loads: one JSON object per line (one student) or a
-    JSON list of them, sent as each record is written; the end of stdin ends the class."""
+    JSON list of them, sent as each record is written (``messages.Scores``); the end of stdin ends the class."""
 
     def __init__(self, stream):
         self.received = False                # anything at all, even an empty list
@@ -64,7 +65,7 @@ class Incoming:
                 continue
             self.received = True
             value = json.loads(line)
-            self.pending.extend(value if isinstance(value, list) else [value])
+            self.pending.extend(map(Scores.from_dict, value if isinstance(value, list) else [value]))
             while self.pending:
                 yield self.pending.popleft()
 
@@ -175,7 +176,7 @@ def _main(args) -> int:
                 lateness = write_scores(gb, args.assignment, incoming, LatePenalties(course), lambda: run.ours(gb), own)
         except Gone as gone:
             return _gone(str(gone))
-    print(json.dumps(lateness))
+    print(json.dumps({student: answer.to_dict() for student, answer in lateness.items()}))
     return 0
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..course.settings import Course
 from ..course.view import course_settings
 from ..gradebook.lateness import Lateness, submission_times
+from ..gradebook.messages import Answer
 from ..inert import is_text, shown
 from ..records import OutputError, Record
 
@@ -70,15 +71,14 @@ def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str
     return notes
 
 
-def with_manual_work(record: Record, answer: dict | None) -> Record:
+def with_manual_work(record: Record, answer: Answer | None) -> Record:
     """The record as the gradebook shows it: a person's scores and comments, and whether the cells
     flagged for review are all graded by hand (unchanged when the gradebook said nothing)."""
-    if not answer or "manual" not in answer:
+    if answer is None or answer.manual is None:
         return record
-    manual = {g: float(v) for g, v in answer["manual"].items() if g in record.auto_cells}
-    comments = [tuple(map(str, c)) for c in answer.get("comments", []) if len(c) == 3]
-    done = bool(manual) and not answer.get("needs_manual_grade", True)      # a person graded, none left
-    return replace(record, manual=manual, comments=comments, reviewed=record.needs_review and done)
+    manual = {g: v for g, v in answer.manual.items() if g in record.auto_cells}
+    done = bool(manual) and not answer.needs_manual_grade                  # a person graded, none left
+    return replace(record, manual=manual, comments=list(answer.comments), reviewed=record.needs_review and done)
 
 
 def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
