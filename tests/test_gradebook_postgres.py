@@ -137,3 +137,13 @@ def test_a_writer_whose_run_lost_the_server_lock_writes_nothing(postgres):
         assert check.ours(gb)
         lock.release()
         assert wait_until(lambda: not check.ours(gb), 10)
+
+
+@pytest.mark.slow
+def test_the_lms_export_reads_a_postgres_gradebook_as_nbgrader_export_does(postgres, tmp_path):
+    from batch_helpers import make_class
+    from test_lms_export import check_canvas_export, lms_class
+    course = make_class(tmp_path, students=[])
+    url = postgres.create_database("lms")
+    lms_class(url, course)
+    check_canvas_export(course, url, tmp_path)

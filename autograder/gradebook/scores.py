@@ -58,7 +58,7 @@ def _handed_out(course: Path, assignment: str) -> dict:
     return out
 
 
-BATCH = 16          # students per transaction at most: the run holds the gradebook no longer than this
+BATCH = 4           # students per transaction at most: a person saving in formgrader waits no longer than this
 
 
 def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: True,
