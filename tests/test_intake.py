@@ -109,3 +109,16 @@ def test_oversized_notebook(submission):
     intake = _intake(submission)
     assert any("ex1_attention.ipynb is 6" in p and "outputs were ignored" in p for p in intake.problems)
     assert any("def softmax" in c.source for c in intake.cells)
+
+
+def test_invalid_json_keeps_markdown_as_prose_never_runs_it(submission):
+    """A notebook recovered from broken JSON ran its markdown cells as code, and the page listed the
+    student's prose as 'raised SyntaxError'."""
+    path = submission / "ex2_causal_mask.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("My notes: the mask hides the future, I think."))
+    path.write_text(nbformat.writes(nb)[:-200])      # truncated file
+    intake = _intake(submission)
+    assert any("ex2_causal_mask.ipynb is not valid JSON" in p for p in intake.problems)
+    mine = [c.source for c in intake.cells if c.notebook == "ex2_causal_mask"]
+    assert any("def causal_attention" in s for s in mine) and not any("My notes" in s for s in mine)

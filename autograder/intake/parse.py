@@ -23,6 +23,7 @@ MAX_SALVAGED = 5_000                # cells recovered from broken JSON
 MAX_VALUES = 1_000_000              # JSON values a notebook may hold (a real one: a few thousand); each costs
                                     # the grading process ~100 bytes, outside every sandbox limit
 _SOURCE_KEY = re.compile(r'"source"\s*:\s*')
+_CELL_TYPE = re.compile(r'"cell_type"\s*:\s*"(code|markdown|raw)"')
 _CHUNK = 1 << 23
 _QUOTE, _OPEN, _CLOSE = ord('"'), (ord("["), ord("{")), (ord("]"), ord("}"))
 _SEPARATORS = (ord(","), ord(":"))
@@ -163,22 +164,30 @@ def _parse(text: str, measured: tuple[int, int], name: str, intake: Intake) -> t
 
 
 def _salvaged(text: str, name: str, why: str, intake: Intake, what: str = "is not valid JSON") -> dict:
-    sources = salvage(text)
-    intake.damage(f"{name}.ipynb {what} ({why}); code was recovered from {len(sources)} "
+    cells = salvaged_cells(text)
+    code = sum(kind == "code" for kind, _ in cells)
+    intake.damage(f"{name}.ipynb {what} ({why}); code was recovered from {code} "
                   "cell(s) and graded.")
-    return {"nbformat": 4,
-            "cells": [{"cell_type": "code", "source": s, "metadata": {}} for s in sources]}
+    return {"nbformat": 4, "cells": [{"cell_type": kind, "source": s, "metadata": {}} for kind, s in cells]}
 
 
 def salvage(text: str) -> list[str]:
-    """The sources of broken JSON: each ``"source":`` value that still decodes as text or lines of text.
+    """The sources of broken JSON: each ``"source":`` value that still decodes as text or lines of text."""
+    return [source for _, source in salvaged_cells(text)]
+
+
+def salvaged_cells(text: str) -> list[tuple[str, str]]:
+    """(kind, source) of each cell of broken JSON whose ``"source":`` value still decodes as text or lines of
+    text; the kind is the ``"cell_type"`` written before it in the same cell ("markdown" and "raw" are never
+    run as code; "code" when none is found).
 
     Each value is decoded by json's own scanner from where its key ends to where the next key
     begins (linear overall; nesting was bounded before), never by a backtracking regular expression.
     """
     decoder, out, budget = json.JSONDecoder(), [], MAX_VALUES
     starts = [m.end() for m in _SOURCE_KEY.finditer(text)]
-    for start, stop in zip(starts, [*starts[1:], len(text)]):
+    kinds = _kinds_before(text, starts)
+    for start, stop, kind in zip(starts, [*starts[1:], len(text)], kinds):
         budget -= text.count(",", start, stop) + 1     # at most the values this window can make
         if budget < 0:
             break
@@ -189,10 +198,24 @@ def salvage(text: str) -> list[str]:
         if isinstance(value, list) and all(isinstance(line, str) for line in value):
             value = "".join(value)
         if isinstance(value, str):
-            out.append(value)
+            out.append((kind, value))
         if len(out) >= MAX_SALVAGED:
             break
     return out
+
+
+def _kinds_before(text: str, starts: list[int]) -> list[str]:
+    """The last cell type named between each source key and the one before it (one pass over the text)."""
+    found = [(m.start(), m.group(1)) for m in _CELL_TYPE.finditer(text)]
+    kinds, i, last = [], 0, "code"
+    for prev, start in zip([0, *starts[:-1]], starts):
+        last = "code"
+        while i < len(found) and found[i][0] < start:
+            if found[i][0] >= prev:
+                last = found[i][1]
+            i += 1
+        kinds.append(last)
+    return kinds
 
 
 def _convert(data: dict, name: str, intake: Intake) -> dict | None:
