@@ -141,3 +141,40 @@ def test_a_folder_of_more_names_than_are_looked_at_gets_a_note_and_its_notebooks
     intake = intake_submission(folder, course, A, "correct-1")
     assert any("more than 50 names" in n for n in intake.notes)
     assert len(intake.files) == 4
+
+
+def _hostile(folder: Path) -> None:
+    """A sparse notebook, a FIFO in place of another, and 2,000 sparse files claiming 500 GB."""
+    nb = folder / f"{NB}.ipynb"
+    with open(nb, "r+b") as f:
+        f.truncate(nb.stat().st_size + (200 << 20))
+    (folder / "ex3_memory.ipynb").unlink()
+    os.mkfifo(folder / "ex3_memory.ipynb")
+    for i in range(2_000):
+        _sparse(folder / f"junk{i:04d}.bin", 256 << 20)
+
+
+@pytest.mark.slow
+def test_sparse_many_and_fifo_files_cost_their_submitter_only_through_grade_resume_and_check(course, tmp_path,
+                                                                                          bytes_read, capsys):
+    """``grade`` grades the honest classmate in full and the hostile one with notes; ``--resume`` takes both
+    as graded (the digest reads the notebooks only: a few hundred KB, not 500 GB); ``check`` says the same."""
+    import json
+    from autograder import __main__ as cli
+    from autograder.run.batch import grade_batch
+    from batch_helpers import records
+    hostile = _folder(course, "no-scaling")
+    _hostile(hostile)
+    out = tmp_path / "out"
+    grade_batch(course=course, out=out, workers=1, progress=False, outputs=False)
+    got = records(out)
+    honest, bad = got["correct-1"], got["no-scaling"]
+    assert honest["total"] == honest["max_total"] and not honest["needs_review"]
+    assert any("sparse file" in p for p in bad["integrity"]) and any("FIFO" in p for p in bad["integrity"])
+    bytes_read[0] = 0
+    again = grade_batch(course=course, out=out, workers=1, progress=False, outputs=False, resume=True)
+    assert again.graded == [] and sorted(again.skipped) == ["correct-1", "no-scaling"]
+    assert bytes_read[0] < 8 << 20                             # the notebooks of two students, not the holes
+    capsys.readouterr()
+    assert cli.main(["check", str(hostile), "--json"]) == 0
+    assert any("sparse file" in p for p in json.loads(capsys.readouterr().out)["integrity"])

@@ -645,3 +645,25 @@ def test_one_account_flooding_never_stands_before_another_accounts_first_submiss
         if service.step() != 0.0:
             break
     assert service.grader.asked == [eve, ann, eve, eve, eve]
+
+
+def test_watchs_bookkeeping_reads_only_the_graded_notebooks_of_a_folder_of_sparse_files(tmp_path, monkeypatch):
+    """2,000 sparse files claiming 500 GB beside the notebooks: receiving the submission reads its notebooks
+    only, so the next student's page is not kept waiting (it was minutes)."""
+    course = _course(tmp_path)
+    name = submit_like_nbgrader(course, tmp_path, "ada")
+    folder = tmp_path / "exchange/attention-course/inbound" / name
+    for i in range(2_000):
+        with open(folder / f"junk{i:04d}.ipynb.bak", "wb") as f:
+            f.truncate(256 << 20)
+    count, real = [0], os.read
+
+    def counting(fd, n):
+        data = real(fd, n)
+        count[0] += len(data)
+        return data
+    monkeypatch.setattr(os, "read", counting)
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert journal.state.entries[name].published.kind == "feedback"
+    assert count[0] < 4 << 20
