@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -167,6 +165,12 @@ class Hub:
         except ValueError:
             return status, text
 
+    def headers(self, path: str) -> dict[str, str]:
+        """The response headers of GET ``path`` (as the driver service)."""
+        request = urllib.request.Request(self.site.url + path, headers={"Authorization": f"token {self.site.token}"})
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return {k.lower(): v for k, v in reply.headers.items()}
+
     def user(self, name: str) -> dict:
         status, body = self.api("GET", f"/hub/api/users/{name}")
         assert status == 200, (name, status, body)
@@ -218,7 +222,9 @@ def run_in_server(hub: Hub, user: str, code: str, timeout: float = 300) -> str:
     as an instructor types it in a notebook); returns what it printed. A failing cell raises, with its
     traceback."""
     import asyncio
-    return asyncio.run(asyncio.wait_for(_execute(hub, user, code), timeout))
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(1) as pool:      # a thread of its own: playwright's sync API holds this one's loop
+        return pool.submit(asyncio.run, asyncio.wait_for(_execute(hub, user, code), timeout)).result()
 
 
 async def _execute(hub: Hub, user: str, code: str) -> str:
@@ -258,16 +264,15 @@ async def _execute(hub: Hub, user: str, code: str) -> str:
     return "".join(printed)
 
 
-def shell_in_server(hub: Hub, user: str, args: list[str], check: bool = True, timeout: float = 240) -> str:
-    """A command run from a kernel of ``user``'s server (as a terminal there would); its output."""
+def shell_in_server(hub: Hub, user: str, args: list[str], check: bool = True, timeout: float = 240,
+                    cwd: Path | None = None) -> str:
+    """A command run from a kernel of ``user``'s server (as a terminal there would), in ``cwd`` (the server's
+    folder by default); its output."""
+    where = str(cwd) if cwd else None
     code = ("import subprocess, json\n"
-            f"done = subprocess.run({args!r}, capture_output=True, text=True, timeout={timeout})\n"
+            f"done = subprocess.run({args!r}, capture_output=True, text=True, timeout={timeout}, cwd={where!r})\n"
             "print(json.dumps([done.returncode, done.stdout, done.stderr]))\n")
     status, out, err = json.loads(run_in_server(hub, user, code, timeout + 30).strip().splitlines()[-1])
     if check and status:
         raise AssertionError(f"{args} as {user} ended {status}:\n{out}\n{err}")
     return out + err
-
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

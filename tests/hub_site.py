@@ -60,7 +60,10 @@ def lay_out(site: Site, course_settings: str) -> None:
     shutil.copy(ROOT / "nbgrader_config.py", course)
     shutil.copytree(ROOT / "source", course / "source")
     with open(course / "nbgrader_config.py", "a") as f:
-        f.write(f'\nc.Exchange.root = "{site.exchange}"\n{course_settings}')
+        # absolute: the instructor's server (formgrader) runs in their home, where the course's relative
+        # "sqlite:///gradebook.db" would open (and create) an empty gradebook
+        f.write(f'\nc.Exchange.root = "{site.exchange}"\n'
+                f'c.CourseDirectory.db_url = "sqlite:///{course / "gradebook.db"}"\n{course_settings}')
     jupyter = site.homes / site.instructor / ".jupyter"
     jupyter.mkdir()
     (jupyter / "nbgrader_config.py").write_text(f'c = get_config()\nc.CourseDirectory.root = "{course}"\n')

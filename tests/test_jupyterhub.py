@@ -11,13 +11,13 @@ Needs root (useradd, a Hub that starts servers as other users); skips and says s
 """
 import os
 import time
-from pathlib import Path
 
 import pytest
 
 from browser_helpers import FLAGS, browser
 from hub_helpers import A, ROOT, shell_in_server
 from hub_site import fill_in, hub_site, requirements
+from watch_helpers import events
 
 pytestmark = [pytest.mark.slow, pytest.mark.jupyterhub]
 STUDENTS = ["ada", "bob", "cy", "di"]
@@ -112,3 +112,183 @@ def test_each_student_logs_in_and_fetches_from_the_assignment_list(site, pages):
         uid = accounts.uid(name)
         assert {p.stat().st_uid for p in folder.glob("*.ipynb")} == {uid}, "fetched as the student's account"
     shot(pages[names[0]], "assignment-list-fetched")
+
+
+SAMPLES = {"ada": "correct-1", "bob": "no-scaling", "cy": "mask-after-softmax", "di": "correct-2"}
+
+
+def journal(site_) -> list[dict]:
+    """watch's journal (JSON lines); read again if a line was caught half written."""
+    try:
+        return events(site_.course)
+    except ValueError:
+        time.sleep(0.2)
+        return events(site_.course)
+
+
+def entries_of(site_, user: str, kind: str) -> list[dict]:
+    ours = {e["entry"] for e in journal(site_) if e["event"] == "received" and e.get("student") == user}
+    return [e for e in journal(site_) if e["event"] == kind and e["entry"] in ours]
+
+
+def feedback_pages(site_, user: str) -> dict[str, str]:
+    """timestamp/notebook -> the page fetch_feedback put in the student's folder."""
+    folder = site_.homes / user / A / "feedback"
+    return {f"{p.parent.name}/{p.stem}": p.read_text() for p in sorted(folder.glob("*/*.html"))}
+
+
+def click(page, button: str, nth: int = 0) -> None:
+    page.get_by_role("button", name=button, exact=True).nth(nth).click(timeout=90_000)
+
+
+def test_submit_in_the_assignment_list_gets_each_student_their_own_pages_from_the_watch_service(site, pages):
+    from autograder.samples import sample_class
+    site_, accounts, hub = site
+    code = sample_class.students()
+    names = {accounts[s]: s for s in STUDENTS}
+    for name, role in names.items():
+        fill_in(hub, name, code[SAMPLES[role]])
+        click(pages[name], "Submit")
+    for name in names:
+        wait_for(lambda: entries_of(site_, name, "published"), 180, f"watch's pages for {name}")
+        assert entries_of(site_, name, "published")[0]["kind"] == "feedback"
+    inbound = site_.exchange / "attention-course" / "inbound"
+    assert {(p.name.split("+")[0], p.stat().st_uid) for p in inbound.iterdir()} == \
+        {(n, accounts.uid(n)) for n in names}                    # each folder is its submitter's own
+    for name in names:
+        click(pages[name], "Fetch Feedback")
+    for name, role in names.items():
+        wait_for(lambda: len(feedback_pages(site_, name)) == 4, 90, f"{name}'s fetched feedback")
+        shown = feedback_pages(site_, name)
+        assert all(f"Feedback for {name}:" in page and "Pre-deadline feedback" in page for page in shown.values())
+        assert not any(other in page for page in shown.values() for other in names if other != name)
+        graded = entries_of(site_, name, "graded")[0]
+        assert (graded["total"] == graded["max"]) == SAMPLES[role].startswith("correct"), (name, graded)
+        ex1 = next(page for key, page in shown.items() if key.endswith("ex1_attention"))
+        assert ("Score: 8 / 8" in ex1) == (role != "bob"), (name, role)          # bob forgot the scaling
+    shot(pages[accounts["bob"]], "assignment-list-feedback-fetched")
+
+
+def test_a_student_can_neither_spend_a_classmates_checks_nor_fetch_their_pages(site, pages):
+    """bob submits in ada's name from his own server (nbgrader submit --student ada): the folder is his
+    account's, so watch grades nothing, publishes nothing and counts nothing against ada's limit (2 a day:
+    her second check is still graded); bob then cannot fetch a page as ada, nor read her secrets."""
+    site_, accounts, hub = site
+    ada, bob = accounts["ada"], accounts["bob"]
+    for _ in range(2):
+        shell_in_server(hub, bob, ["nbgrader", "submit", A, f"--student={ada}", "--log-level=WARN"])
+    wait_for(lambda: len([e for e in journal(site_) if e["event"] == "note" and f"belongs to '{bob}'" in
+                          e["note"]]) == 2, 120, "watch's notes on bob's submissions in ada's name")
+    click(pages[ada], "Submit")
+    wait_for(lambda: len(entries_of(site_, ada, "published")) == 2, 180, "ada's second page")
+    assert [e["kind"] for e in entries_of(site_, ada, "published")] == ["feedback", "feedback"]
+    before = feedback_pages(site_, bob)
+    fetched = shell_in_server(hub, bob, ["nbgrader", "fetch_feedback", A, f"--student={ada}"], check=False)
+    assert feedback_pages(site_, bob) == before, fetched                   # nothing of ada's came
+    secrets = list((site_.homes / ada).glob(".local/share/jupyter/nbgrader_cache/*/*/submission_secret.txt"))
+    assert secrets
+    refused = shell_in_server(hub, bob, ["python", "-c", f"open({str(secrets[0])!r})"], check=False)
+    assert "PermissionError" in refused, refused
+
+
+def watch_pids(site_, accounts) -> list[int]:
+    """The service's own process (not its fork server or workers): the instructor's `autograder watch`."""
+    from hub_accounts import processes_of
+    from run_tree import cmdline
+    return [pid for pid in processes_of({accounts.uid(site_.instructor)}) if "-m autograder watch" in cmdline(pid)]
+
+
+def test_the_hub_restarts_the_watch_service_when_it_dies(site, pages):
+    """JupyterHub restarts a managed service that exits (it polls it every 30 s); the new one takes the
+    course's lock and grades what arrives."""
+    import signal
+    site_, accounts, hub = site
+    old = watch_pids(site_, accounts)
+    assert len(old) == 1, old
+    os.kill(old[0], signal.SIGKILL)
+    wait_for(lambda: watch_pids(site_, accounts) not in ([], old), 90, "the Hub to start watch again")
+    di = accounts["di"]
+    click(pages[di], "Submit")
+    wait_for(lambda: len(entries_of(site_, di, "published")) == 2, 180, "di's page from the restarted watch")
+    assert "Service attention-watch exited" in hub.log_tail(200_000)
+
+
+def formgrader_api(hub, teach: str, path: str):
+    status, body = hub.api("GET", f"/user/{teach}/formgrader/api/{path}")
+    assert status == 200, (path, status, body)
+    return body
+
+
+def test_the_instructor_grades_in_their_own_server_and_each_student_sees_only_their_own_feedback(site, pages):
+    """collect and grade run in the instructor's server; formgrader is blocked inside JupyterLab (the Hub's
+    Content-Security-Policy frame-ancestors 'none' on every single-user page: nbgrader issue 1870) and works
+    opened at its own URL, where a score and a comment are entered by hand; grade --resume keeps them and
+    release_feedback delivers each student's graded pages to that student alone."""
+    site_, accounts, hub = site
+    teach, course = site_.instructor, site_.course
+    names = {accounts[s]: s for s in STUDENTS}
+    shell_in_server(hub, teach, ["nbgrader", "collect", A, "--log-level=WARN"], cwd=course)
+    shell_in_server(hub, teach, ["python", "-m", "autograder", "grade", "--course", str(course)], cwd=course)
+    assert "frame-ancestors 'none'" in hub.headers(f"/user/{teach}/formgrader").get("content-security-policy", "")
+
+    lab = pages[teach]
+    lab.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click(timeout=60_000)
+    lab.locator(".lm-Menu-itemLabel").get_by_text("Formgrader", exact=True).click(timeout=30_000)   # its panel
+    lab.wait_for_selector("iframe", timeout=60_000)
+    lab.wait_for_timeout(3000)
+    assert not any("Manage Assignments" in _text(f) for f in lab.frames[1:]), "formgrader rendered in the iframe"
+    shot(lab, "formgrader-inside-lab-blocked")
+
+    bob = accounts["bob"]
+    notebook = next(s for s in formgrader_api(hub, teach, f"submitted_notebooks/{A}/ex1_attention")
+                    if s["student"] == bob)
+    grade = next(g for g in formgrader_api(hub, teach, f"grades?submission_id={notebook['id']}")
+                 if g["name"] == "ex1_attention")
+    page = lab.context.new_page()
+    page.goto(f"{site_.url}/user/{teach}/formgrader/submissions/{notebook['id']}/", timeout=120_000)
+    page.fill("input.score#ex1_attention", str(grade["auto_score"] + 1), timeout=60_000)
+    page.keyboard.press("Tab")
+    page.locator("textarea.comment").first.fill("Divide the scores by sqrt(d_k) before the softmax.")
+    page.keyboard.press("Tab")
+    wait_for(lambda: any(c["manual_comment"] for c in
+                         formgrader_api(hub, teach, f"comments?submission_id={notebook['id']}")), 60,
+             "formgrader to save the comment")
+    saved = next(g for g in formgrader_api(hub, teach, f"grades?submission_id={notebook['id']}")
+                 if g["name"] == "ex1_attention")
+    assert saved["manual_score"] == grade["auto_score"] + 1
+    shot(page, "formgrader-opened-directly-manual-grade")
+
+    shell_in_server(hub, teach, ["python", "-m", "autograder", "grade", "--course", str(course), "--resume"],
+                    cwd=course)
+    shell_in_server(hub, teach, ["nbgrader", "release_feedback", A, "--log-level=WARN"], cwd=course)
+    for name in names:
+        click(pages[name], "Fetch Feedback")
+    for name in names:
+        wait_for(lambda: any("Pre-deadline" not in p for p in feedback_pages(site_, name).values()), 90,
+                 f"{name}'s graded feedback")
+        graded = {k: p for k, p in feedback_pages(site_, name).items() if "Pre-deadline" not in p}
+        assert len(graded) == 4 and not any(o in p for p in graded.values() for o in names if o != name)
+        said = any("Divide the scores by sqrt(d_k) before the softmax." in p for p in graded.values())
+        assert said == (name == bob), name
+        key = next(k for k in graded if k.endswith("ex1_attention"))
+        view = pages[name]
+        view.goto(f"{site_.url}/user/{name}/files/{A}/feedback/{key}.html", timeout=60_000)
+        assert "ex1_attention" in view.title() and "Score:" in view.content()
+        assert not any(o in view.content() for o in names if o != name)
+        shot(view, f"graded-feedback-{names[name]}")
+
+
+def _text(frame) -> str:
+    try:
+        return frame.content()
+    except Exception:                       # a frame the browser blocked or tore down
+        return ""
+
+
+def test_stopping_the_hub_stops_every_server_kernel_and_the_watch_service(site):
+    site_, accounts, hub = site
+    from hub_accounts import processes_of
+    assert processes_of(accounts.uids())                  # servers and the service are running
+    status, left = hub.stop(within=90)
+    assert left == [], left
+    assert processes_of(accounts.uids()) == []
