@@ -9,7 +9,9 @@ import pytest
 import autograder
 import solutions
 from autograder.grading.rubric import RUBRIC, max_total
-from test_rubric_diagnosis import CORRECT, WRONG, _load, _record
+import importlib
+
+from test_rubric_diagnosis import CORRECT, WRONG, _record
 
 
 @lru_cache(maxsize=None)
@@ -22,7 +24,7 @@ def _failed_checks(name: str) -> frozenset:
 def test_a_fixture_fails_the_checks_it_names(name):
     """Each wrong fixture names the checks it must fail (``FAILS``, grade cell -> checks), so grepping
     tests/ for a check's name finds the fixtures that fail it; it fails those and no others."""
-    declared = getattr(_load(name), "FAILS", None)
+    declared = getattr(importlib.import_module(f"fixtures.impl.{name}"), "FAILS", None)
     assert declared is not None, f"{name}.py names no FAILS: add FAILS = {{grade_id: (check, ...)}}"
     assert _failed_checks(name) == frozenset((g, c) for g, checks in declared.items() for c in checks)
 
