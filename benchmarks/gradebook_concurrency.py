@@ -1,7 +1,7 @@
 """A class graded into SQLite and into PostgreSQL, side by side, while a teaching assistant saves manual
 scores the whole time (a script, not a test).
 
-    .venv/bin/python benchmarks/gradebook_concurrency.py [--students 300] [--gap 0.05]
+    .venv/bin/python benchmarks/gradebook_concurrency.py [--students 300] [--gap 0.05] [--smoke]
 
 For each database: a class of synthetic submissions (the sample class's students, cycled, each with
 its own name) whose gradebook already holds an earlier run's rows (all 0, so every student's write changes
@@ -109,7 +109,11 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between the assistant's saves")
+    parser.add_argument("--smoke", action="store_true", help="a class of 3: does the script run "
+                        "(tests/test_benchmarks.py); its figures mean nothing")
     args = parser.parse_args()
+    if args.smoke:
+        args.students = 3
     why = PgServer.unavailable()
     if why:
         print(f"PostgreSQL: {why}", file=sys.stderr)

@@ -1,6 +1,6 @@
 """A stop signal arriving while outputs are written (issue 19, item 7b).
 
-The grader runs in a child process whose ``atomic_write`` sends the run a signal just before its
+The grader runs in a child process whose ``durable.atomic_write`` sends the run a signal just before its
 N-th rename onto a chosen output (records, autograded notebooks, nbgrader's feedback pages,
 grades.csv, report.html, results.json, our feedback pages): the worst moment, a new file complete
 beside the old. Whatever the run leaves must be whole (no partial file, no folder holding part of a
@@ -28,7 +28,7 @@ NOTEBOOKS = {"ex1_attention", "ex2_causal_mask", "ex3_memory", "ex4_cross_attent
 # holding PATTERN (the handler raises Stop at the next bytecode, so the rename does not happen).
 STOPPER = """
 import os, runpy, signal, sys
-import autograder.records as records
+import autograder.durable as durable
 pattern, nth, signum = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 class Os:
     seen = 0
@@ -40,7 +40,7 @@ class Os:
             if Os.seen == nth:
                 os.kill(os.getpid(), signum)
         return os.replace(src, dst)
-records.os = Os()
+durable.os = Os()
 sys.argv = ["autograder", *sys.argv[4:]]
 runpy.run_module("autograder", run_name="__main__")
 """

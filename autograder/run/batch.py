@@ -277,8 +277,8 @@ def _outdated(record: Record | None, current: str, folder: Path) -> str | None:
         return "missing"
     if record.fingerprint != current:
         return "grader"
-    return "submission" if record.submission != current_submission(folder.parents[2], folder.name,
-                                                                   folder.parent.name) else None
+    course, assignment, student = folder.parent.parent.parent, folder.name, folder.parent.name
+    return "submission" if record.submission != current_submission(course, assignment, student) else None
 
 
 def _not_current(course: Path, assignment: str, everyone: list[str], chosen: list[str], records) -> list[str]:
