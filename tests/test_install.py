@@ -127,3 +127,11 @@ def test_a_missing_course_names_the_command_that_makes_it(tmp_path, command):
                           timeout=120, cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "python -m autograder init" in proc.stderr, proc.stderr
+
+
+def test_reading_a_notebook_compiles_no_grammar():
+    """nbformat (every nbgrader command, every grade) loads without rfc3987-syntax, which jsonschema 4.24+
+    imports and which compiles an Earley grammar on import: 2.4 s of CPU a process (pyproject pins jsonschema)."""
+    probe = "import sys, nbformat, jsonschema; print(sorted(m for m in sys.modules if m.startswith(('rfc3987', 'lark'))))"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
+    assert loaded.stdout.strip() == "[]", f"importing nbformat loaded {loaded.stdout.strip()}"
