@@ -42,6 +42,7 @@ c.GenerateFeedback.preprocessors = [
 c.HTMLExporter.sanitize_html = True
 # --- end of the hardened grader's doors ---
 
-# `nbgrader validate` cuts each line of a failure at this width (default 90); the visible tests'
-# messages put the advice first, and the wider lines show the evidence that follows it too.
+# `nbgrader validate` cuts each line of a failure at this width (default 90, as in a student's folder); the
+# visible tests' messages fit in 90 columns (advice first, evidence on lines of its own), and this only
+# widens the code lines shown beside them in the instructor's folder.
 c.Validator.width = 200

@@ -4,7 +4,8 @@ A notebook is run the way nbgrader runs it, on its own: the instructor's answers
 student's functions for that notebook in their place, then its visible-test cells (the 0-point
 grade cells). A mistake is *caught* in a notebook when one of its visible cells fails. A failure
 raised by the visible test's own code must be an AssertionError whose message starts with the
-advice, short enough that `nbgrader validate` (90 columns) shows the advice whole.
+advice on its first line and the evidence on lines of their own, each short enough that `nbgrader validate`
+(90 columns, its default in a student's folder) shows it whole.
 
 Two corpora go through it: the sample student code in tests/fixtures/impl/ (each fixture is
 caught in the notebooks where the hidden tests take its points, plus the extras listed below),
@@ -30,6 +31,7 @@ FIXTURES = sorted(resources.fixture_sources())
 
 VALIDATE_WIDTH = 90                        # nbgrader's Validator.width default
 ADVICE_WIDTH = VALIDATE_WIDTH - 3 - len("    AssertionError: ") - 1   # what validate shows of a message
+EVIDENCE_WIDTH = VALIDATE_WIDTH - 3 - len("    ")                   # each later line, indented by validate
 
 # Fixtures caught in more notebooks than those where the hidden tests take points, and why.
 EXTRA_CAUGHT = {
@@ -147,6 +149,10 @@ def _check_messages(results: dict, label: str):
             f"{label}, {grade_id}: put the advice first and keep it within {ADVICE_WIDTH} characters "
             f"(nbgrader validate cuts lines at {VALIDATE_WIDTH} columns): {advice!r}")
         assert advice[0].isupper(), (label, grade_id, msg)
+        first, *evidence = msg.split("\n")
+        assert len(first) <= ADVICE_WIDTH + 1 and all(len(line) <= EVIDENCE_WIDTH for line in evidence), (
+            f"{label}, {grade_id}: put the evidence after the advice on lines of at most {EVIDENCE_WIDTH} "
+            f"characters (nbgrader validate cuts lines at {VALIDATE_WIDTH} columns): {msg!r}")
 
 
 def _caught(results: dict) -> bool:
@@ -241,33 +247,25 @@ def test_scaling_mistake_names_the_fix_in_ex2_and_ex4():
 
 
 @pytest.mark.slow
-def test_nbgrader_validate_shows_the_advice(tmp_path):
-    """`nbgrader validate` on ex2 without sqrt(d_k): the advice survives its 90-column cut, and the
-    course's nbgrader_config.py widens the lines so the evidence after it shows too."""
-    import shutil
+def test_nbgrader_validate_in_a_students_folder_shows_advice_and_evidence_uncut(tmp_path):
+    """`nbgrader validate` on ex2 without sqrt(d_k), in a student's folder with no course config (so at
+    nbgrader's default 90 columns): the advice and the evidence after it both show whole, on lines of their own."""
     import subprocess
     import sys
 
     from autograder.course.nbgrader_cli import tool_env
     from autograder.samples.synthetic import write_submission
-    from conftest import ROOT
     wrong = ("def causal_attention(Q, K, V):\n    w = softmax(Q @ K.T + causal_mask(len(Q)))\n"
              "    return w @ V, w\n")
     folder = write_submission(RELEASE, SOURCE, tmp_path / "student", {"causal_attention": wrong},
                               skip=("ex1_attention", "ex3_memory", "ex4_cross_attention"))
-    advice = "Divide the scores by sqrt(d_k) before masking"
-    evidence = "your weights are softmax(Q K^T + mask), unscaled"
-
-    def validate(cwd):
-        proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(folder / "ex2_causal_mask.ipynb")],
-                              env=tool_env(), capture_output=True, text=True, cwd=cwd, timeout=300)
-        return proc.stdout + proc.stderr
-
-    plain = validate(tmp_path)                                   # a student's folder: no course config
-    assert "Success" not in plain and advice in plain and evidence not in plain
-    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
-    wide = validate(folder)
-    assert advice in wide and evidence in wide
+    assert not (folder / "nbgrader_config.py").exists()
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", "ex2_causal_mask.ipynb"],
+                          env=tool_env(), capture_output=True, text=True, cwd=folder, timeout=300)
+    said = proc.stdout + proc.stderr
+    assert "Success" not in said and "=" * VALIDATE_WIDTH + "\n" in said     # the default width
+    assert "AssertionError: Divide the scores by sqrt(d_k) before masking:\n" in said, said
+    assert "    your weights are softmax(Q K^T + mask), unscaled\n" in said, said
 
 
 STUB_SOFTMAX = "def softmax(x, axis=-1):\n    raise NotImplementedError()\n"
@@ -280,7 +278,7 @@ def test_a_softmax_stub_is_named_as_the_grader_names_it(name, function, cell):
     grader does) instead of a bare NotImplementedError traceback; a stub attention keeps its own error."""
     results = run_visible(name, overrides={"softmax": STUB_SOFTMAX})
     said = results[cell]
-    assert said.startswith("Write softmax in this notebook too (copy it from exercise 1): "
+    assert said.startswith("Write softmax in this notebook too (copy it from exercise 1):\n"
                            f"{function} calls this notebook's softmax"), said
     stub = f"def {function}(Q, K, V):\n    raise NotImplementedError()\n"
     said = run_visible(name, overrides={function: stub})[cell]
