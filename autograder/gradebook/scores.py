@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
+from ..inert import shown
 from .latepenalties import LatePenalties, recorded_lateness
 from .messages import Answer, Scores
 from .transactions import short_transaction
@@ -121,8 +122,8 @@ def _grade_cells(gb, assignment: str) -> dict[str, float]:
 
 def _unfit(s: Scores, cells: dict[str, float]) -> list[str]:
     """Why these scores do not fit the gradebook's grade cells (none when they do)."""
-    return ([f"{s.student}: no grade cell {g!r}" for g in s.earned if g not in cells]
-            + [f"{s.student}: {g} scores {v:g} over its maximum {cells[g]:g}"
+    return ([f"{shown(s.student)}: no grade cell {shown(g)}" for g in s.earned if g not in cells]
+            + [f"{shown(s.student)}: {g} scores {v:g} over its maximum {cells[g]:g}"
                for g, v in s.earned.items() if g in cells and v > cells[g]])
 
 
