@@ -36,6 +36,8 @@ def test_a_journal_line_is_the_one_the_service_wrote_before():
     assert list(JOURNAL_EVENTS[3].to_dict()) == ["event", "entry", "student", "record", "total", "max",
                                                  "diagnoses", "review", "seconds", "at"]
     assert JOURNAL_EVENTS[3].to_dict()["diagnoses"] == ["no-scaling"]
+    backlog = Graded("e", student="ada", charged=False)                 # graded at start, not charged
+    assert list(backlog.to_dict())[-1] == "charged" and parse_event(backlog.to_dict()) == backlog
 
 
 def test_a_damaged_journal_line_is_no_event_or_reads_as_the_defaults():

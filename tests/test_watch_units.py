@@ -272,6 +272,45 @@ def test_after_the_due_date_feedback_goes_on_when_the_instructor_says_so(tmp_pat
     assert service.grader.asked == ["ada"] and journal.state.entries[name].published.kind == "feedback"
     saved = json.loads((course / "watch" / "records" / journal.state.entries[name].graded.record).read_text())
     assert saved["record"]["student_id"] == "ada"
+    page = next((tmp_path / "exchange/attention-course/feedback").glob("*.html")).read_text()
+    assert "Feedback on a late submission" in page and "after the due date (2020-01-01 00:00:00 UTC)" in page
+    assert "Pre-deadline" not in page
+
+
+def test_a_backlog_graded_at_start_is_not_charged_and_the_limit_page_knows_the_due_date(tmp_path):
+    """A watch started late grades what waited for it without charging it to the students' limits (ada's
+    first check after the start is still hers); a limit page whose next check would fall after the due
+    date says that no check comes then."""
+    course = _course(tmp_path, 'c.FeedbackOnSubmit.limit = "1/day"\n')
+    _due_soon(course, 3600.0)
+    waited = submit_like_nbgrader(course, tmp_path, "ada")
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert journal.state.entries[waited].published.kind == "feedback" and journal.state.checks["ada"] == []
+    assert any("received before watch started: not counted against the limit" in line for line in said)
+    now = submit_like_nbgrader(course, tmp_path, "ada")
+    service.step()
+    assert journal.state.entries[now].published.kind == "feedback" and len(journal.state.checks["ada"]) == 1
+    over = submit_like_nbgrader(course, tmp_path, "ada")
+    service.step()
+    assert journal.state.entries[over].published.kind == "limit" and service.grader.asked == ["ada", "ada"]
+    secret = (tmp_path / "exchange/attention-course/inbound" / over / "submission_secret.txt").read_text()
+    page = (tmp_path / "exchange/attention-course/feedback" / page_file(secret, "ex1_attention")).read_text()
+    assert "which is after the due date" in page and "no check comes then" in page
+    assert "Your next check is possible" not in page and any("no check before the due date" in line for line in said)
+
+
+def test_a_changed_config_is_named_and_the_started_settings_kept(tmp_path):
+    course = _course(tmp_path)
+    service, journal, said = _service(course, tmp_path)
+    service.step()
+    assert said == []
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write('c.FeedbackOnSubmit.limit = "1/day"\n')
+    service.step()
+    service.step()
+    assert len(said) == 1 and "keeps the settings it started with (show 'full', at most 5 per day" in said[0]
+    assert "restart watch" in said[0] and service.s.limit == Limit(5, "day")
 
 
 def test_a_graded_submission_is_published_from_its_saved_record_not_graded_again(tmp_path):
@@ -380,6 +419,7 @@ def test_when_inotify_fails_the_service_polls_and_still_grades(monkeypatch, tmp_
     said = []
     watch(course=course, say=said.append, warn=said.append, until=passes(2))
     assert "(inotify)" in said[0] and any("inotify stopped" in line and "polling" in line for line in said)
+    assert "settings are read once: restart watch after changing nbgrader_config.py" in said[0]
     name = submit_like_nbgrader(course, tmp_path, "ada")
     said.clear()
     watch(course=course, poll=0.05, say=said.append, warn=said.append, until=lambda: done_in(course, name))

@@ -47,6 +47,7 @@ class _Event:
 _READ = {"str": _text, "float": _number, "int": _number, "bool": bool,
          "tuple[str, ...]": lambda v: tuple(map(str, v)) if isinstance(v, list) else (),
          "str | None": lambda v: v if isinstance(v, str) else None,
+         "bool | None": lambda v: v if isinstance(v, bool) else None,
          "float | None": lambda v: _number(v) if v is not None else None}
 
 
@@ -80,6 +81,7 @@ class Stopped(_Event):
 class Graded(_Event):
     """The record is saved in the state folder (``record``: its file name there)."""
     EVENT: ClassVar[str] = "graded"
+    _OPTIONAL: ClassVar[tuple[str, ...]] = ("charged",)
     student: str = ""
     record: str = ""
     total: float = 0
@@ -88,6 +90,7 @@ class Graded(_Event):
     review: bool = False
     seconds: float = 0
     at: float = 0
+    charged: bool | None = None   # False: a backlog graded at the start, not counted against the limit
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ class EntryState:
 class JournalState:
     entries: dict[str, EntryState] = field(default_factory=lambda: defaultdict(EntryState))
     secrets: dict[str, str] = field(default_factory=dict)              # secret digest -> first entry
-    checks: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))   # student -> graded at
+    checks: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))   # student -> charged, at
 
     def apply(self, event: Event) -> None:
         state = self.entries[event.entry]
@@ -60,7 +60,7 @@ class JournalState:
             state.starts = max(0, state.starts - 1)
         elif isinstance(event, Graded):
             state.graded = event
-            if state.received:
+            if state.received and event.charged is not False:
                 self.checks[state.received.student].append(float(event.at))
         elif isinstance(event, Published):
             state.published = event

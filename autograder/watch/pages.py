@@ -6,7 +6,8 @@
 - ``visible``: only the results of the notebook's visible tests (the cells the student already has).
 
 Never a hidden test or the reference code: the pages are built from the record's student-facing
-messages only. Each page says it is pre-deadline feedback and when it was made.
+messages only. Each page says when it was made, and that it is pre-deadline feedback (or, for a
+submission after the due date with ``after_due_date = True``, feedback on a late submission).
 """
 from __future__ import annotations
 
@@ -37,24 +38,29 @@ def when(t: float | datetime) -> str:
     return written_time(at.replace(microsecond=0)).replace(".000000", "")
 
 
-def banner(made: float) -> str:
+def banner(made: float, due: datetime | None = None) -> str:
+    """The line atop each page; ``due``: the due date the submission came after (feedback after it)."""
+    if due is not None:
+        return (f'<p class="presubmit"><strong>Feedback on a late submission</strong>, made {when(made)} when you '
+                f"submitted, after the due date ({when(due)}). It is not your grade: your instructor grades the "
+                "submission they collect, with any penalty for lateness.</p>")
     return (f'<p class="presubmit"><strong>Pre-deadline feedback</strong>, made {when(made)} when you submitted. '
             "It is not your grade: your instructor grades the submission you hand in last, after the due "
             "date.</p>")
 
 
 def feedback_page(record: Record, notebook: str, show: str, made: float,
-                  visible: list[VisibleResult] = ()) -> str:
+                  visible: list[VisibleResult] = (), due: datetime | None = None) -> str:
     if show == "full":
-        return notebook_html(record, notebook, None, banner=banner(made))
+        return notebook_html(record, notebook, None, banner=banner(made, due))
     title = f"Feedback for {record.student_id}: {notebook}.ipynb"
     if show == "diagnosis":
         checks = [c for c in record.checks if c.notebook == notebook]
         rows = ([cell, check, result, advice] for cell, check, result, _points, advice in check_rows(checks))
-        body = [banner(made), start_here(checks), review_block(record, notebook),
+        body = [banner(made, due), start_here(checks), review_block(record, notebook),
                 table(["cell", "check", "result", "what to change"], rows), *plots(checks)]
         return page(title, "\n".join(body))
-    return page(title, "\n".join([banner(made), _visible_table(visible)]))
+    return page(title, "\n".join([banner(made, due), _visible_table(visible)]))
 
 
 def _visible_table(results: list[VisibleResult]) -> str:
@@ -67,16 +73,21 @@ def _visible_table(results: list[VisibleResult]) -> str:
             + table(["test cell", "result", "message"], rows))
 
 
-def unknown_notebook_page(student: str, notebook_id: str, made: float) -> str:
-    return page(f"Feedback for {student}: {notebook_id}.ipynb", banner(made) +
+def unknown_notebook_page(student: str, notebook_id: str, made: float, due: datetime | None = None) -> str:
+    return page(f"Feedback for {student}: {notebook_id}.ipynb", banner(made, due) +
                 f"<p>{escape(shown(notebook_id + '.ipynb'))} is not one of the assignment's notebooks, so it was "
                 "not checked.</p>")
 
 
-def limit_page(student: str, notebook_id: str, made: float, next_at: float, limit) -> str:
+def limit_page(student: str, notebook_id: str, made: float, next_at: float, limit, due: datetime | None = None) -> str:
+    """``due``: the due date, given when the next check would fall after it (no check comes then)."""
+    then = (f"Your next check would be after {when(next_at)}, which is after the due date ({when(due)}): no "
+            "check comes then, so there is none left before the due date; your instructor's feedback comes "
+            "with your grade." if due is not None else
+            f"Your next check is possible after {when(next_at)}: submit again then.")
     return page(f"Feedback for {student}: {notebook_id}.ipynb", banner(made) +
                 f"<p>This submission was received but not checked: you have used your {escape(str(limit))} "
-                f"checks. Your next check is possible after {when(next_at)}: submit again then.</p>")
+                f"checks. {then}</p>")
 
 
 def closed_page(student: str, notebook_id: str, made: float, due: str) -> str:

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 import time
+from collections import defaultdict
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -66,7 +67,8 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
         stack.callback(service.due.close)
         say(one_line(f"watching {settings.inbound} for {settings.assignment} submissions ({wake.name}); pages go "
                      f"to {settings.feedback}; show {settings.show!r}, at most {settings.limit} per student"
-                     f"{', also after the due date' if settings.after_due_date else ''}; journal {journal.path}"))
+                     f"{', also after the due date' if settings.after_due_date else ''}; journal {journal.path}; "
+                     f"settings are read once: restart watch after changing {service.config.name}"))
         say(one_line(accounts_line()))
         while True:
             timeout = service.step()
@@ -109,10 +111,15 @@ class Service:
         self.inflight: dict[str, tuple] = {}         # entry -> (name parts, Ready, started at)
         self.names = _graded_notebooks(settings)     # the notebooks grading takes: what "received" reads
         self.receipts: dict[str, object] = {}        # entry -> its first reading, until it is journaled
+        self.started = time.time()                   # what arrived before: the backlog, graded uncharged
+        self.backlog: dict[str, list[float]] = defaultdict(list)   # student -> backlog checks graded here
+        self.config = settings.course.root / "nbgrader_config.py"
+        self.config_seen = _signature(self.config)
 
     # --- one pass over inbound --------------------------------------------------------------
     def step(self) -> float:
         """Handle what is ready; the seconds until the next pass should at the latest happen."""
+        self._config_changed()
         self._collect()
         try:
             fd = os.open(self.s.inbound, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -213,32 +220,48 @@ class Service:
             return None
         return state
 
+    def _is_backlog(self, found) -> bool:
+        """Received before this watch started (it waited for the service): not charged to the student."""
+        return found.received < self.started
+
     def _over_limit(self, name: str, parts, found) -> bool:
-        """Beyond the student's limit: a page saying when the next check is possible, no check."""
-        used = self.journal.state.checks.get(parts.student, []) + [
-            t for p, _, t in self.inflight.values() if p.student == parts.student]
+        """Beyond the student's limit: a page saying when the next check is possible, no check. A backlog
+        counts only against the backlog graded since the start (at most the limit each), never the days'."""
+        backlog = self._is_backlog(found)
+        used = (self.backlog[parts.student] if backlog else self.journal.state.checks.get(parts.student, [])) + [
+            t for p, f, t in self.inflight.values() if p.student == parts.student and self._is_backlog(f) == backlog]
         nxt = next_check(used, self.s.limit, time.time())
         if nxt is None:
             return False
-        made = time.time()
-        pages = {page_file(found.secret, nb): limit_page(parts.student, nb, made, nxt, self.s.limit)
-                 for nb in found.notebooks}
-        self._publish(name, parts, pages, "limit", f"over the limit ({self.s.limit}); next check after "
-                      f"{when(nxt)}", next=nxt)
+        made, due = time.time(), None if self.s.after_due_date else self._due(parts.student)
+        closes = due is not None and nxt > due.replace(tzinfo=timezone.utc).timestamp()
+        pages = {page_file(found.secret, nb): limit_page(parts.student, nb, made, nxt, self.s.limit,
+                                                         due if closes else None) for nb in found.notebooks}
+        then = f"no check before the due date {when(due)}" if closes else f"next check after {when(nxt)}"
+        self._publish(name, parts, pages, "limit", f"over the limit ({self.s.limit}); {then}", next=nxt)
         return True
+
+    def _due(self, student: str) -> datetime | None:
+        """The student's due date (naive UTC, extension included), or None when none is set or readable."""
+        try:
+            return self.due.due(self.s.assignment, student)
+        except Exception as exc:  # noqa: BLE001 - an unreadable gradebook must not stop feedback
+            self.warn(one_line(f"error: the gradebook could not be read for the due date ({type(exc).__name__}: "
+                               f"{exc}); feedback is given as if none were set"))
+            return None
+
+    def _late(self, student: str, found) -> datetime | None:
+        """The due date ``found`` arrived after, or None."""
+        due = self._due(student)
+        arrived = datetime.fromtimestamp(found.received, timezone.utc).replace(tzinfo=None)
+        return due if due is not None and arrived > due else None
 
     def _closed(self, name: str, parts, found) -> bool:
         """After the due date (with the student's extension): a page saying so, no check."""
         if self.s.after_due_date:
             return False
-        try:
-            due = self.due.due(self.s.assignment, parts.student)
-        except Exception as exc:  # noqa: BLE001 - an unreadable gradebook must not stop feedback
-            self.warn(one_line(f"error: the gradebook could not be read for the due date ({type(exc).__name__}: "
-                               f"{exc}); feedback is given as if none were set"))
-            return False
-        arrived = datetime.fromtimestamp(found.received, timezone.utc).replace(tzinfo=None)
-        if due is None or arrived <= due:
+        due = self._late(parts.student, found)
+        if due is None:
             return False
         made, text = time.time(), when(due)
         pages = {page_file(found.secret, nb): closed_page(parts.student, nb, made, text) for nb in found.notebooks}
@@ -267,9 +290,12 @@ class Service:
                            f"({when(found.received)}); what was graded is not what was received, so no page was "
                            "published and no check was used (submit again with nbgrader)")
                 continue
+            backlog = self._is_backlog(found)
+            if backlog:
+                self.backlog[parts.student].append(time.time())
             self._append(GradedEvent(name, student=parts.student, record=record_file, total=rec.total,
                                      max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
-                                     seconds=round(time.time() - started, 3), at=time.time()))
+                                     seconds=round(time.time() - started, 3), at=time.time(), charged=False if backlog else None))
             self._publish_graded(name, parts, found, graded)
 
     def _publish_saved(self, name: str, parts, found, event: GradedEvent) -> None:
@@ -283,16 +309,18 @@ class Service:
 
     def _publish_graded(self, name: str, parts, found, graded: Graded) -> None:
         rec, made, pages = graded.record, time.time(), {}
+        late = self._late(parts.student, found) if self.s.after_due_date else None
         for stem in found.notebooks:
             notebook = notebook_for(f"{stem}.ipynb", tuple(NOTEBOOKS))
             pages[page_file(found.secret, stem)] = (
-                feedback_page(rec, notebook, self.s.show, made, graded.visible.get(notebook, []))
-                if notebook else unknown_notebook_page(parts.student, stem, made))
+                feedback_page(rec, notebook, self.s.show, made, graded.visible.get(notebook, []), due=late)
+                if notebook else unknown_notebook_page(parts.student, stem, made, due=late))
         used = len(self.journal.state.checks.get(parts.student, []))
+        charged = (f"check {used} of {self.s.limit}" if not self._is_backlog(found) else
+                   "received before watch started: not counted against the limit")
         diagnoses = f" ({', '.join(rec.diagnoses)})" if rec.diagnoses else ""
         self._publish(name, parts, pages, "feedback", f"graded {rec.total}/{rec.max_total}{diagnoses}"
-                      f"{', needs review' if rec.needs_review else ''}; check {used} of {self.s.limit}",
-                      show=self.s.show)
+                      f"{', needs review' if rec.needs_review else ''}; {charged}", show=self.s.show)
 
     def _publish(self, name: str, parts, pages: dict, kind: str, what: str, **extra) -> None:
         try:
@@ -309,6 +337,16 @@ class Service:
         self.say(one_line(f"{when(time.time())} {shown(parts.student)}: {what}; {n} page{'s' * (n != 1)} "
                           f"published{kept_text}"))
 
+    def _config_changed(self) -> None:
+        """A note, once per change, that ``nbgrader_config.py`` changed: the settings stay those read at start."""
+        seen = _signature(self.config)
+        if seen == self.config_seen:
+            return
+        self.config_seen = seen
+        self.warn(one_line(f"note: {self.config} changed; this watch keeps the settings it started with (show "
+                           f"{self.s.show!r}, at most {self.s.limit}, after the due date "
+                           f"{'on' if self.s.after_due_date else 'off'}): restart watch to use the new ones"))
+
     def _note(self, name: str, note: str) -> None:
         self._append(Note(name, note=note, at=time.time()))
         self.warn(one_line(f"note: {note}"))
@@ -316,3 +354,12 @@ class Service:
     def _append(self, event: Event) -> None:
         with critical():                           # a stop signal waits until the line is whole
             self.journal.append(event)
+
+
+def _signature(path: Path) -> tuple | None:
+    """What changes when a file is edited or replaced (inode, size, modification time), None when absent."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
