@@ -86,12 +86,23 @@ def test_feedback_never_contains_hidden_tests(graded):
 def test_resume_skips_complete_records(graded, tmp_path):
     course, reference_out, _ = graded
     import shutil
+    from dataclasses import replace
+
+    from autograder.records import load_record, write_record
     out = tmp_path / "again"
     shutil.copytree(reference_out / "records", out / "records")
-    result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1,
-                         gradebook_url=gradebook_in(out), create_gradebook=True)
+    write_record(out, replace(load_record(out, SMALL[0]), student_id="gone"))   # graded, then its folder removed
+    (course / "submitted" / "zed" / "ch04_Attention").mkdir(parents=True)           # a misnamed assignment
+    try:
+        result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1,
+                             gradebook_url=gradebook_in(out), create_gradebook=True)
+    finally:
+        shutil.rmtree(course / "submitted" / "zed")
     assert result.graded == [] and sorted(result.skipped) == sorted(SMALL)
     assert (out / "grades.csv").read_text() == (reference_out / "grades.csv").read_text()
+    said = "\n".join(result.notes)
+    assert "'gone' was graded before, but submitted/<student>/ch04_attention/ is gone" in said, said
+    assert "submitted/zed/ holds no ch04_attention/ (it holds 'ch04_Attention'), so 'zed' was not graded" in said
 
 
 def test_dask_local_cluster_equals_local(graded, tmp_path):

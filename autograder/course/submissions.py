@@ -44,6 +44,31 @@ def stray_entries(root: Path) -> list[str]:
             for n in names if (odd := not_a_folder(root / n))]
 
 
+def without_assignment(root: Path, assignment: str) -> list[str]:
+    """A note for each student folder of submitted/ that holds no ``<assignment>`` entry (a misnamed folder,
+    another assignment only): not graded, and said so rather than skipped without a word."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [f"submitted/{shown(n)[1:-1]}/ holds no {assignment}/ ({_holds(root / n)}), so {shown(n)} was not "
+            f"graded: name the folder submitted/{shown(n)[1:-1]}/{assignment}/ and run grade --resume"
+            for n in names if not_a_folder(root / n) is None and not os.path.lexists(root / n / assignment)]
+
+
+def _holds(folder: Path, most: int = 3) -> str:
+    """What a folder holds, in a few names (never more than ``most + 1`` entries are read)."""
+    try:
+        with os.scandir(folder) as it:
+            names = sorted(entry.name for entry, _ in zip(it, range(most + 1)))
+    except OSError as exc:
+        return f"it cannot be read: {exc.strerror}"
+    if not names:
+        return "it is empty"
+    listed = ", ".join(shown(n) for n in names[:most])
+    return f"it holds {listed}{' and more' if len(names) > most else ''}"
+
+
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
     """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
     that is not a folder is graded as a record for review (``grade_one``), never left out."""

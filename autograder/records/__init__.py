@@ -3,11 +3,11 @@
 ``OutputError`` and the atomic writes are ``durable``'s, named here too for the outputs that write records.
 """
 from ..durable import OutputError, atomic_write, replace_atomically, sync_file_systems, synced_at_end
-from .files import check_record_names, file_name, load_record, name_digest, read_record, record_path, write_record
+from .files import check_record_names, file_name, graded_but_gone, load_record, name_digest, read_record, record_path, write_record
 from .layout import dumps, laid_out
 from .record import INTERNAL, CellScore, CheckResult, Record, Score, check_result, earned, not_graded, points
 
 __all__ = ["INTERNAL", "CellScore", "CheckResult", "OutputError", "Record", "Score", "atomic_write",
-           "check_record_names", "check_result", "dumps", "earned", "file_name", "laid_out", "load_record",
+           "check_record_names", "check_result", "dumps", "earned", "file_name", "graded_but_gone", "laid_out", "load_record",
            "name_digest", "not_graded", "points", "read_record", "record_path", "replace_atomically", "sync_file_systems",
            "synced_at_end", "write_record"]

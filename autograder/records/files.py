@@ -6,6 +6,7 @@ being graded and carries the fingerprint of what grades now (see ``grading.finge
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from ..durable import OutputError, atomic_write
@@ -81,3 +82,23 @@ def read_record(out: Path, student_id: str, assignment: str, fingerprint: str | 
     if fingerprint is not None and record.fingerprint != fingerprint:
         return None
     return record
+
+
+def graded_but_gone(out: Path, assignment: str, students) -> list[str]:
+    """The students of records for ``assignment`` in ``out/records`` who are not among ``students`` (those
+    with a submission now): graded by an earlier run, their submission folder since removed."""
+    expected = {file_name(s, ".json") for s in students}
+    folder = Path(out) / "records"
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and n not in expected)
+    except OSError:
+        return []
+    gone = []
+    for name in names:
+        try:
+            record = Record.from_json((folder / name).read_text())
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if record.assignment == assignment and record.student_id not in students:
+            gone.append(record.student_id)
+    return gone

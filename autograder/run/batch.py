@@ -22,7 +22,7 @@ from pathlib import Path
 from ..assignment import NOTEBOOKS
 from ..grading.chapter import check_chapter, check_points
 from ..course.settings import CONFIG, Course, choose_assignment, resolve_db_url, unusable_settings
-from ..course.submissions import discover, not_a_folder, stray_entries
+from ..course.submissions import discover, not_a_folder, stray_entries, without_assignment
 from ..course.view import CourseView, course_settings, read_course
 from ..gradebook.client import GradebookWriter
 from ..gradebook.latepenalties import check_plugin
@@ -30,8 +30,8 @@ from ..gradebook.runlock import RunLocks
 from ..gradebook.url import check_course_gradebook, check_gradebook_url
 from ..inert import shown
 from ..intake.expected import notebooks_of
-from ..records import (OutputError, Record, check_record_names, name_digest, not_graded, read_record, synced_at_end,
-                       write_record)
+from ..records import (OutputError, Record, check_record_names, graded_but_gone, name_digest, not_graded, read_record,
+                       synced_at_end, write_record)
 from ..lifecycle import Stop, critical
 from .progress import Progress
 
@@ -227,7 +227,8 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
     # every file is renamed into place whole; the disk is waited for once, when the run ends
     with _counting_on_stop(out, chosen, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
         result = _plan(out, course, assignment, chosen, current, resume)
-        result.notes += [*settings.notes, *stray_entries(course / "submitted")]
+        result.notes += [*settings.notes, *stray_entries(course / "submitted"),
+                         *without_assignment(course / "submitted", assignment)]
         todo = result.graded
         bar = Progress(len(chosen), done=len(result.skipped), enabled=progress)
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
@@ -242,6 +243,7 @@ def _grade_batch(settings, course: Path, assignment: str, out: Path, everyone: l
                 inherited=(*locks.fds, *(gradebook.fds() if gradebook else ())))
             result.records = [r for s in everyone if (r := read_record(out, s, assignment, current))]
             result.notes += _not_current(course, assignment, everyone, chosen, result.records)
+            result.notes += _gone(out, assignment, everyone)
             result.kept = [r.student_id for r in result.records if r.student_id not in chosen]
             if outputs:
                 from ..outputs.write import manual_work_on_resubmissions, write_outputs
@@ -296,6 +298,15 @@ def _not_current(course: Path, assignment: str, everyone: list[str], chosen: lis
         notes.append(f"{_some(stale)} resubmitted since graded; the outputs show the earlier work: run "
                      "grade --resume to regrade")
     return notes
+
+
+def _gone(out: Path, assignment: str, everyone: list[str]) -> list[str]:
+    """A note on students an earlier run graded whose submission folder is gone (still in the gradebook)."""
+    gone = graded_but_gone(out, assignment, everyone)
+    return [f"{_some(gone)} {'was' if len(gone) == 1 else 'were'} graded before, but submitted/<student>/{assignment}/ "
+            "is gone: grades.csv, the pages and the report leave them out, while the gradebook keeps the earlier "
+            "scores (nbgrader export lists them); put the folder back and run grade --resume, or remove the "
+            "submission from the gradebook"] if gone else []
 
 
 def _some(students: list[str]) -> str:
