@@ -219,3 +219,20 @@ def test_a_late_page_says_what_came_off_in_words_and_times_to_the_second():
     assert "due date 2026-11-02 12:00:00 UTC" in page
     costly = Lateness("2026-11-02 14:00:00 UTC", "2026-11-02 12:00:00 UTC", 7200.0, {"ex1_attention": 1.0})
     assert "1 point off this notebook" in notebook_html(record, "ex1_attention", costly)
+
+
+def test_a_score_below_the_maximum_never_reads_every_check_passes_bare():
+    """'Score 0 / 1' then 'Every check passes': the page says what took the points (lateness, a person)."""
+    from dataclasses import replace
+
+    from autograder.outputs.feedback import feedback_html
+    from autograder.outputs.nbfeedback import notebook_html
+    from autograder.records import CheckResult, Record
+    record = Record("ada", [CheckResult("ex1_attention", "shapes", "correctness", 1, 1, True, "ok")])
+    assert "Every check passes." in notebook_html(record, "ex1_attention", None)
+    costly = Lateness("2026-11-02 14:00:00 UTC", "2026-11-02 12:00:00 UTC", 7200.0, {"ex1_attention": 1.0})
+    for page in (notebook_html(record, "ex1_attention", costly), feedback_html(record, costly)):
+        assert "Every check passes." not in page
+        assert "Every automatic check passes; the score is below the maximum for 1 point off for lateness" in page
+    graded = notebook_html(replace(record, manual={"ex1_attention": 0.5}), "ex1_attention", None)
+    assert "Score: 0.5 / 1" in graded and "below the maximum for your grader&#x27;s score, below" in graded

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..gradebook.lateness import Lateness, score
 from ..inert import shown_id, terminal
-from ..records import Record, atomic_write
+from ..records import Record, Score, atomic_write
 from . import svg
 from .advice import deduplicated, main_problem, notebook_summaries
 from .html import escape, figure, message, page, table
@@ -20,12 +20,29 @@ def _tag(diagnosis: str | None) -> str:
     return f' <span class="tag">{escape(diagnosis)}</span>' if diagnosis else ""
 
 
-def start_here(checks) -> str:
-    """The failure that costs the most points, with its fix, as the page's first advice."""
+def start_here(checks, short: list[str] = ()) -> str:
+    """The failure that costs the most points, with its fix, as the page's first advice; where every check
+    passes, ``short`` says what took the points the score lacks (never a bare "Every check passes" under
+    "Score 7 / 8")."""
     worst = main_problem(checks)
+    if worst is None and short:
+        return (f'<p class="start">Every automatic check passes; the score is below the maximum for '
+                f"{escape(' and '.join(short))}.</p>")
     if worst is None:
         return '<p class="start">Every check passes.</p>'
     return f'<p class="start"><strong>Start here:</strong> {message(worst.message)}{_tag(worst.diagnosis)}</p>'
+
+
+def shortfall(record: Record, notebook: str | None, penalty: float) -> list[str]:
+    """What took points from a score whose checks all pass (of one notebook, or all): a late penalty, a
+    person's score; [] when nothing did."""
+    score = record.notebooks[notebook] if notebook else Score(record.total, record.max_total)
+    penalty = round(penalty, 6)
+    why = [f"{penalty:g} point{'' if penalty == 1 else 's'} off for lateness"] if penalty else []
+    if score.earned < score.max:
+        by_person = any(notebook in (None, c.notebook) for g, c in record.cells.items() if g in record.manual)
+        why.append("your grader's score, below" if by_person else "points the checks did not give")
+    return why
 
 
 def _summary(record: Record, late: Lateness | None) -> str:
@@ -36,7 +53,7 @@ def _summary(record: Record, late: Lateness | None) -> str:
             for s in notebook_summaries(record))
     when = f"<p>Submission time: {escape(late.describe())}.</p>" if late and late.describe() else ""
     return (f'<section id="summary"><p class="total"><strong>Total: {score(record.total, late):g} / '
-            f"{record.max_total}</strong> ({escape(cats)})</p>{when}{start_here(record.checks)}"
+            f"{record.max_total}</strong> ({escape(cats)})</p>{when}{start_here(record.checks, shortfall(record, None, record.total - score(record.total, late)))}"
             f'{table(["notebook", "points", "main problem and its fix"], rows)}</section>')
 
 

@@ -25,7 +25,7 @@ from ..gradebook.lateness import Lateness
 from ..inert import is_text, shown, shown_id
 from ..intake.secret import SECRET
 from ..records import Record
-from .feedback import by_hand, checks_table, plots, review_block, start_here
+from .feedback import by_hand, checks_table, plots, review_block, shortfall, start_here
 from .html import escape, page
 from .wholefolder import replace_folder
 
@@ -104,8 +104,8 @@ def notebook_html(record: Record, notebook: str, lateness: Lateness | None, bann
         parts.append(f"<p>Late: {escape(when)}; {off}.</p>")
     elif when:                                  # lateness unknown, or a note on the time: never silence
         parts.append(f"<p>Submission time: {escape(when)}.</p>")
-    parts += [start_here(checks), _notes(record, notebook), by_hand(record, notebook), review_block(record, notebook),
-              checks_table(checks), *plots(checks)]
+    parts += [start_here(checks, shortfall(record, notebook, penalty)), _notes(record, notebook), by_hand(record, notebook),
+              review_block(record, notebook), checks_table(checks), *plots(checks)]
     return page(f"Feedback for {shown_id(record.student_id)}: {notebook}.ipynb", "\n".join(parts))
 
 
