@@ -127,3 +127,39 @@ def test_the_streamed_digest_is_the_canonical_digest(monkeypatch, slice_chars):
               "n": 1.5}}], "other": [s]}, "not a cell", {"source": s, "outputs": {"text": [s]}}],
               "outputs": [{"text": ["a", s]}], "metadata": {s: [None, True, 3, float("nan"), -0.0, 10 ** 30]}}
         assert parse.digest(nb) == _reference_digest(nb), repr(s)
+
+
+def test_a_million_tiny_code_cells_cost_what_the_first_5000_do():
+    """Over the JSON values' limit a notebook is salvaged, which kept the position of every source key and
+    every cell type (a million of each: 8 times the file in lists, and over a minute of one grading
+    process before the first cell was taken); now only the cells it keeps are looked for."""
+    text = '{"nbformat": 4, "cells": [' + ",".join(['{"cell_type": "code", "source": "x=1"}'] * 1_000_000) + "]}"
+    got = []
+    peak = _peak(lambda: got.append(parse.salvaged_cells(text)))
+    assert len(got[0]) == parse.MAX_SALVAGED and peak < len(text) / 8, f"salvage held {peak / len(text):.1f}x"
+    intake = Intake()
+    nb, salvaged = parse.read_notebook(text.encode(), NB, intake)
+    assert salvaged and len(nb["cells"]) == parse.MAX_SALVAGED
+    assert "(of its first 5,000 cells; the rest were not read)" in intake.problems[0]
+
+
+def test_a_huge_code_cell_is_not_run_and_the_rest_of_the_notebook_is_graded(course, tmp_path):
+    """A code cell's text went whole through the comparisons, the line count and the autograded notebook
+    (a 40 MB cell cost minutes of the grading process, outside every limit): the code taken from a notebook
+    is now bounded, and the cell that would pass the bound is named and not run."""
+    mine = tmp_path / "c"
+    shutil.copytree(course, mine)
+    path = mine / "submitted/correct-1" / A / f"{NB}.ipynb"
+    nb = json.loads(path.read_text())
+    before = intake_submission(path.parent, mine, A, "correct-1")
+    honest = [c for c in before.cells if c.notebook == NB]
+    nb["cells"].insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": "x = 1\n" * 350_000})                  # 2.1 MB of code
+    path.write_text(json.dumps(nb))
+    got = intake_submission(path.parent, mine, A, "correct-1")
+    [line] = [p for p in got.problems if "characters of code" in p]
+    assert "cell 2 holds 2,100,000 characters of code, past the notebook's limit" in line and "not run" in line
+    kept = [c for c in got.cells if c.notebook == NB]
+    assert [c.source for c in kept if c.source] == [c.source for c in honest]         # the rest, as before
+    assert [g.grade_id for g in got.grade_cells] == [g.grade_id for g in before.grade_cells]
+    assert len(got.problems) == len(before.problems) + 1

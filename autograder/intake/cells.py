@@ -9,7 +9,7 @@ is skipped or its nbgrader settings ignored, never passed on.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..inert import shown
 from .model import Intake
@@ -17,6 +17,9 @@ from .model import Intake
 MAX_CELLS = 5_000
 MAX_TEXT_CHARS = 1 << 20            # of a markdown or raw cell kept (a real one holds a few thousand); the rest
                                     # is dropped as soon as it is read, never copied through the comparisons
+MAX_CODE_CHARS = 1 << 20            # of code taken from one notebook (a real one holds a few thousand): a cell
+                                    # that would take it past this is not run, so no comparison, line count,
+                                    # autograded notebook or worker ever handles more (a 40 MB cell cost minutes)
 MAX_POINTS = 1_000_000
 MAX_GRADE_ID = 200
 _FLAGS = ("grade", "solution", "locked")
@@ -60,12 +63,27 @@ def cells_of(nb: dict, name: str, intake: Intake) -> list[Cell]:
     faults: list[str] = []
     if len(raw) > MAX_CELLS:
         faults.append(f"it has {len(raw)} cells (only the first {MAX_CELLS} were read)")
-    cells = [c for i, item in enumerate(raw[:MAX_CELLS]) if (c := _cell(i, item, faults)) is not None]
+    cells = _within_code_budget([c for i, item in enumerate(raw[:MAX_CELLS]) if (c := _cell(i, item, faults))
+                                 is not None], faults)
     if faults:
         more = f" and {len(faults) - 3} more" if len(faults) > 3 else ""
         intake.damage(f"{name}.ipynb is damaged: {'; '.join(faults[:3])}{more}. Those cells were skipped "
                       "or their nbgrader settings ignored; the rest was graded.")
     return cells
+
+
+def _within_code_budget(cells: list[Cell], faults: list[str]) -> list[Cell]:
+    """``cells`` with the source of every code cell that would take the notebook's code past ``MAX_CODE_CHARS``
+    emptied (its place and nbgrader settings kept), each named in ``faults``."""
+    out, left = [], MAX_CODE_CHARS
+    for cell in cells:
+        if cell.cell_type == "code" and len(cell.source) > left:
+            faults.append(f"cell {cell.index + 1} holds {len(cell.source):,} characters of code, past the "
+                          f"notebook's limit of {MAX_CODE_CHARS:,} (a real one holds a few thousand); it was not run")
+            cell = replace(cell, source="")
+        left -= len(cell.source) if cell.cell_type == "code" else 0
+        out.append(cell)
+    return out
 
 
 def _cell(index: int, item, faults: list[str]) -> Cell | None:

@@ -8,6 +8,7 @@ numpy in chunks), and a notebook nested deeper than any real one is refused.
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import re
 import warnings
@@ -166,8 +167,9 @@ def _parse(text: str, measured: tuple[int, int], name: str, intake: Intake) -> t
 def _salvaged(text: str, name: str, why: str, intake: Intake, what: str = "is not valid JSON") -> dict:
     cells = salvaged_cells(text)
     code = sum(kind == "code" for kind, _ in cells)
+    rest = f" (of its first {MAX_SALVAGED:,} cells; the rest were not read)" if len(cells) >= MAX_SALVAGED else ""
     intake.damage(f"{name}.ipynb {what} ({why}); code was recovered from {code} "
-                  "cell(s) and graded.")
+                  f"cell(s){rest} and graded.")
     return {"nbformat": 4, "cells": [{"cell_type": kind, "source": s, "metadata": {}} for kind, s in cells]}
 
 
@@ -185,9 +187,13 @@ def salvaged_cells(text: str) -> list[tuple[str, str]]:
     begins (linear overall; nesting was bounded before), never by a backtracking regular expression.
     """
     decoder, out, budget = json.JSONDecoder(), [], MAX_VALUES
-    starts = [m.end() for m in _SOURCE_KEY.finditer(text)]
+    # at most MAX_SALVAGED cells are kept, so no more source keys are looked for (the next one ends the last
+    # window): a million tiny cells cost what 5,000 do, never a list of a million positions
+    starts = [m.end() for m in itertools.islice(_SOURCE_KEY.finditer(text), MAX_SALVAGED + 1)]
     kinds = _kinds_before(text, starts)
-    for start, stop, kind in zip(starts, [*starts[1:], len(text)], kinds):
+    stops = [*starts[1:], len(text)]
+    starts = starts[:MAX_SALVAGED]
+    for start, stop, kind in zip(starts, stops, kinds):
         budget -= text.count(",", start, stop) + 1     # at most the values this window can make
         if budget < 0:
             break
@@ -206,7 +212,7 @@ def salvaged_cells(text: str) -> list[tuple[str, str]]:
 
 def _kinds_before(text: str, starts: list[int]) -> list[str]:
     """The last cell type named between each source key and the one before it (one pass over the text)."""
-    found = [(m.start(), m.group(1)) for m in _CELL_TYPE.finditer(text)]
+    found = [(m.start(), m.group(1)) for m in _CELL_TYPE.finditer(text, 0, starts[-1] if starts else 0)]
     kinds, i, last = [], 0, "code"
     for prev, start in zip([0, *starts[:-1]], starts):
         last = "code"
