@@ -123,8 +123,24 @@ def _check(args) -> int:
         return stop.exit_code
     except ValueError as exc:
         return _error(exc)
-    print(record.to_json() if args.json else check_table(record))
+    print(record.to_json() if args.json else check_table(record, _by_person(record, args)))
     return 0
+
+
+def _by_person(record, args) -> dict[str, float]:
+    """The scores a person set on this submission in the course's gradebook ({} when none can be read)."""
+    from pathlib import Path
+
+    from .course.settings import find_course
+    from .course.view import course_settings
+    from .gradebook.readonly import person_scores
+    try:
+        course = course_settings(args.course or find_course(Path(args.path).absolute()))
+        return person_scores(course.db_url, record.assignment, record.student_id) if course.db_url else {}
+    except Exception as exc:  # noqa: BLE001 - the table is printed whatever the gradebook says
+        print(f"note: the gradebook could not be read for a person's scores ({type(exc).__name__}: {exc})",
+              file=sys.stderr)
+        return {}
 
 
 def _watch(args) -> int:

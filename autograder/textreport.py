@@ -17,8 +17,10 @@ def _row(c) -> str:
     return f"{one_line(c.grade_id):<14} {one_line(c.check):<26} {c.points:>2g}/{c.max_points:<3g}  {mark}"
 
 
-def check_table(record) -> str:
-    """The `check` command's view of a Record: every check, the totals, what needs review."""
+def check_table(record, by_person: dict[str, float] | None = None) -> str:
+    """The `check` command's view of a Record: every check, the totals, what needs review, and where the
+    gradebook holds a person's score (``by_person``: grade_id -> score) that differs from the checks', that
+    score and the total the gradebook counts."""
     rows = [f"{'grade id':<14} {'check':<26} {'points':>6}  result"]
     rows += [_row(c) for c in record.checks]
     rows.append("")
@@ -27,7 +29,20 @@ def check_table(record) -> str:
         rows.append(f"  {one_line(cat):<12} {v.earned}/{v.max}")
     rows += [f"! {one_line(line)}" for line in (*record.integrity, *record.review)]
     rows += [f"  note: {one_line(line)}" for line in record.notes]
+    rows += _by_person(record, by_person or {})
     return "\n".join(rows)
+
+
+def _by_person(record, by_person: dict[str, float]) -> list[str]:
+    from dataclasses import replace
+    differ = {g: v for g, v in by_person.items() if g in record.auto_cells and v != record.auto_cells[g].earned}
+    if not differ:
+        return []
+    cells = ", ".join(f"{g} {v:g} (the checks give {record.auto_cells[g].earned:g} of {record.auto_cells[g].max:g})"
+                      for g, v in sorted(differ.items()))
+    total = replace(record, manual={**record.manual, **by_person}).total
+    return [f"gradebook: a person scored {one_line(cells)}; grade, formgrader and nbgrader export count the "
+            f"person's score: total {total:g}/{record.max_total:g} before any late penalty"]
 
 
 ID_WIDTH = 40          # longer student ids are cut in the table (the CSV and records keep them whole)

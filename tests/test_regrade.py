@@ -126,6 +126,10 @@ def test_a_resubmission_after_manual_grading_tells_the_instructor_to_look_again(
     assert "correct-1" not in err and export_gradebook(course)["no-scaling"] == 27.0
     assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
     assert "resubmitted after a person scored" not in capsys.readouterr().err     # said once, when regraded
+    assert main(["check", str(course / "submitted" / "no-scaling" / A)]) == 0      # the table says the gradebook's
+    table = capsys.readouterr().out
+    assert "total 28/28" in table and ("gradebook: a person scored ex1_attention 4 (the checks give 5 of 5); grade, "
+                                       "formgrader and nbgrader export count the person's score: total 27/28") in table
 
 
 def _review_column(result) -> list[str]:
