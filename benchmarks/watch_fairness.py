@@ -1,14 +1,17 @@
-"""One account flooding `watch`, another student's latency (a script, not a test).
+"""One account flooding `watch`: the other students' first page, p99, with and without the flood (a script, not a test).
 
-    .venv/bin/python benchmarks/watch_fairness.py [--flood 40] [--other 8] [--grading 0.2] [--smoke]
+    .venv/bin/python benchmarks/watch_fairness.py [--flood 40] [--students 8] [--grading 0.2] [--repeats 3] [--smoke]
 
-A course on a temporary exchange; one account drops ``--flood`` submissions into inbound at once, and
-another student submits ``--other`` times while the flood is being graded (every ``--grading`` x 2 s).
-Each submission costs ``--grading`` seconds in a stand-in grader (the same service, journal and pages;
-only the sandboxed grading is replaced, so the number measured is the order, not the grader's speed).
-The other student's latency is from its folder appearing to its page being published. Printed for the
-service's order (one submission per owner a pass) and for plain arrival order. As root the two are real
-Linux accounts (created and removed here); otherwise one shared account, and owners are told by name.
+A course on a temporary exchange. ``--students`` students each submit once (their first page), one every
+``--grading`` x 2 s; each submission costs ``--grading`` seconds in a stand-in grader (the same service,
+journal and pages; only the sandboxed grading is replaced, so what is measured is the order, not the
+grader's speed). Measured three ways side by side, alternating, ``--repeats`` times: alone (no flood), and
+with one account dropping ``--flood`` submissions into inbound at once just before, served one submission
+per owner a pass (the service's order) and in plain arrival order (what it did before). A student's
+latency is from its folder appearing to its page being published; each run's p99 over the students (with
+8 students, their slowest), printed as the median over the repeats, with the ratio to alone. As root the
+accounts are real Linux accounts (created and removed here); otherwise one shared account, and owners are
+told by name.
 """
 from __future__ import annotations
 
@@ -62,21 +65,21 @@ def _course(tmp: Path) -> Path:
     return course
 
 
-def run(flood: int, other: int, grading: float, fair: bool, owners: dict) -> list[float]:
+def run(flood: int, grading: float, fair: bool, owners: dict) -> list[float]:
+    """The first-page latencies of every owner but the first, while ``flood`` submissions of the first wait."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         course = _course(tmp)
         inbound = tmp / "exchange/attention-course/inbound"
         hidden = tmp / "prepared"
         hidden.mkdir()
-        flooder, student = owners
+        flooder, *students = owners                              # the first account floods
         names = [submit_like_nbgrader(course, tmp, flooder) for _ in range(flood)]
-        mine = [submit_like_nbgrader(course, tmp, student) for _ in range(other)]
-        for name in names + mine:
+        mine = [submit_like_nbgrader(course, tmp, student) for student in students]
+        for name, who in [*((n, flooder) for n in names), *zip(mine, students)]:
             os.rename(inbound / name, hidden / name)
-            uid = owners[flooder if name in names else student]
             for path in [hidden / name, *(hidden / name).rglob("*")]:
-                os.chown(path, uid, uid)
+                os.chown(path, owners[who], owners[who])
         settings = watch_settings(load_course(course), A)
         (settings.state / "records").mkdir(parents=True, exist_ok=True)
         journal = Journal(settings.state)
@@ -97,7 +100,7 @@ def run(flood: int, other: int, grading: float, fair: bool, owners: dict) -> lis
             service_module.fair = lambda ready, key: sorted(ready, key=lambda r: (r[0], r[1]))
         try:
             feeder.start()
-            deadline = time.monotonic() + (flood + other) * grading * 3 + 30
+            deadline = time.monotonic() + (flood + len(mine)) * grading * 3 + 30
             while time.monotonic() < deadline and not all(
                     (s := journal.state.entries.get(n)) and s.published for n in mine):
                 service.step()
@@ -109,35 +112,58 @@ def run(flood: int, other: int, grading: float, fair: bool, owners: dict) -> lis
                 if journal.state.entries.get(n) and journal.state.entries[n].published]
 
 
-def _accounts() -> tuple[dict, list]:
+def p99(got: list[float]) -> float:
+    got = sorted(got)
+    return got[min(len(got) - 1, int(0.99 * len(got)))] if got else float("nan")
+
+
+def _accounts(students: int) -> tuple[dict, list]:
+    """name -> uid, the flooder first; real accounts as root (and their names, to remove)."""
+    tag = f"fair{os.getpid() % 10000}"
+    wanted = [f"{tag}f", *(f"{tag}s{i}" for i in range(students))]
     if os.geteuid() != 0:
-        me = os.geteuid()
-        return {"flooder": me, "student": me}, []
-    names = [f"fair{os.getpid() % 10000}{w}" for w in ("flood", "ann")]
-    for name in names:
+        return dict.fromkeys(wanted, os.geteuid()), []
+    for name in wanted:
         subprocess.run(["useradd", "-M", "-s", "/usr/sbin/nologin", name], check=True, timeout=30)
-    return {n: pwd.getpwnam(n).pw_uid for n in names}, names
+    return {n: pwd.getpwnam(n).pw_uid for n in wanted}, wanted
+
+
+WAYS = (("alone (no flood)", False, True), ("flood, one per owner a pass", True, True),
+        ("flood, arrival order", True, False))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--flood", type=int, default=40)
-    parser.add_argument("--other", type=int, default=8)
+    parser.add_argument("--students", type=int, default=8)
     parser.add_argument("--grading", type=float, default=0.2)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="a tiny run: does the script work")
     args = parser.parse_args()
     if args.smoke:
-        args.flood, args.other, args.grading = 4, 2, 0.02
-    owners, made = _accounts()
+        args.flood, args.students, args.grading, args.repeats = 4, 2, 0.02, 1
+    owners, made = _accounts(args.students)
     try:
-        print(f"one account floods {args.flood} submissions, another submits {args.other}; {args.grading:g} s each "
-              f"({'real accounts' if made else 'one shared account: owners told by name'})")
-        for fair in (True, False):
-            got = sorted(run(args.flood, args.other, args.grading, fair, owners))
-            p99 = got[min(len(got) - 1, int(0.99 * len(got)))] if got else float("nan")
-            print(f"  {'one per owner a pass' if fair else 'arrival order       '}: the other student's latency "
-                  f"p50 {statistics.median(got) if got else float('nan'):.2f} s, p99 {p99:.2f} s "
-                  f"({len(got)}/{args.other} published; one submission's budget {args.grading:g} s)")
+        print(f"one account floods {args.flood} submissions; {args.students} other students submit once each; "
+              f"{args.grading:g} s a submission; {args.repeats} repeats, alternating "
+              f"({'real accounts' if made else 'one shared account: owners told by name'}; load average "
+              f"{os.getloadavg()[0]:.1f} at start)")
+        p99s, p50s = {w: [] for w, _, _ in WAYS}, {w: [] for w, _, _ in WAYS}
+        unpublished = 0
+        for _ in range(args.repeats):
+            for way, flooded, fair in WAYS:
+                got = run(args.flood if flooded else 0, args.grading, fair, owners)
+                unpublished += args.students - len(got)
+                p99s[way].append(p99(got))
+                p50s[way].append(statistics.median(got) if got else float("nan"))
+        alone = statistics.median(p99s[WAYS[0][0]])
+        for way, _, _ in WAYS:
+            mid = statistics.median(p99s[way])
+            print(f"  {way:<28} first page p99 {mid:6.2f} s (x{mid / alone:.1f} alone), p50 "
+                  f"{statistics.median(p50s[way]):6.2f} s; p99 of each run: "
+                  + ", ".join(f"{v:.2f}" for v in p99s[way]))
+        print(f"  (one submission's budget: {args.grading:g} s; {unpublished} first pages never published; load "
+              f"average {os.getloadavg()[0]:.1f} at the end)")
     finally:
         for name in made:
             subprocess.run(["userdel", name], timeout=30, check=False)
