@@ -7,6 +7,8 @@ so nothing can clear the screen or print a fake total.
 """
 from __future__ import annotations
 
+import unicodedata
+
 from .inert import one_line, told_apart
 
 
@@ -48,8 +50,19 @@ def _by_person(record, by_person: dict[str, float]) -> list[str]:
 ID_WIDTH = 40          # longer student ids are cut in the table (the CSV and records keep them whole)
 
 
+def columns(text: str) -> int:
+    """The columns ``text`` takes in a terminal: a wide or full-width character two, a combining mark none."""
+    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+               for ch in text)
+
+
 def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """``text`` cut to at most ``width`` columns (with "..."), then padded with spaces to exactly ``width``."""
+    if columns(text) > width:
+        while columns(text) > width - 3:
+            text = text[:-1]
+        text += "..."
+    return text + " " * (width - columns(text))
 
 
 def summary_table(records, late: dict | None = None) -> str:
@@ -58,12 +71,13 @@ def summary_table(records, late: dict | None = None) -> str:
     late penalties taken off (``late``: student -> Lateness)."""
     from .gradebook.lateness import score
     late = late or {}
-    names = {s: _fit(shown, ID_WIDTH) for s, shown in told_apart(r.student_id for r in records).items()}
-    width = max([len("student"), *map(len, names.values())])
+    names = told_apart(r.student_id for r in records)
+    width = min(ID_WIDTH, max([len("student"), *(columns(n) for n in names.values())]))
+    names = {s: _fit(n, width) for s, n in names.items()}
     totals = {r.student_id: score(r.total, late.get(r.student_id)) for r in records}
     lines = [f"{'student':<{width}} {'total':>7}  {'late':<7} {'review':<6}  diagnoses"]
     for r in sorted(records, key=lambda r: r.student_id):
-        lines.append(f"{names[r.student_id]:<{width}} {totals[r.student_id]:>3g}/{r.max_total:<3}  "
+        lines.append(f"{names[r.student_id]} {totals[r.student_id]:>3g}/{r.max_total:<3}  "
                      f"{_late_mark(late.get(r.student_id)):<7} {'yes' if r.open_review else '':<6}  "
                      f"{one_line(', '.join(r.diagnoses))}".rstrip())
     full = sum(totals[r.student_id] >= r.max_total for r in records)           # extra credit is full marks too

@@ -128,6 +128,16 @@ def test_summary_table_columns_line_up_for_long_ids():
     assert "compound-no-scaling-mask-after-softmax" in lines[2] and "x" * 250 not in lines[3]
 
 
+def test_summary_table_lines_up_full_width_and_combining_names_in_a_terminals_columns():
+    """A full-width character takes two columns of a terminal and a combining mark none: counted as one
+    character each, they pushed the total out of its column."""
+    from autograder.textreport import columns, summary_table
+    ids = ["ann", "\u5c71\u7530\u592a\u90ce", "jose\u0301", "\u5c71" * 30]      # 山田太郎, josé, a long one
+    lines = summary_table([Record(i, [_check("ex1_attention", "shapes", 1, True)]) for i in ids]).splitlines()
+    rows = [line for line in lines[1:5]]
+    assert len({columns(line[:line.index("1/1")]) for line in rows}) == 1, rows
+
+
 SUSPECTED = "Integrity: ex2_causal_mask.ipynb is the same notebook as a classmate's; both must be reviewed."
 DAMAGE = "ex3_memory.ipynb is missing; nothing in it was graded."
 
