@@ -136,15 +136,31 @@ def looks_like(student_id: str) -> str:
     return skeleton(unicodedata.normalize("NFKC", "".join(ch for ch in str(student_id) if not hidden(ch))))
 
 
-def told_apart(ids) -> dict[str, str]:
-    """id -> how it is shown among ``ids``: ``shown_id``, and where two ids would look alike, every
-    character outside printable ASCII as an escape, so that no two are shown alike."""
-    ids = list(dict.fromkeys(ids))
+def _alike(ids, shown) -> set:
     groups: dict[str, list[str]] = {}
     for i in ids:
-        groups.setdefault(looks_like(i), []).append(i)
-    alike = {i for group in groups.values() if len(group) > 1 for i in group}
-    return {i: escaped(i) if i in alike else shown_id(i) for i in ids}
+        groups.setdefault(looks_like(shown(i)), []).append(i)
+    return {i for group in groups.values() if len(group) > 1 for i in group}
+
+
+def spelled(student_id: str) -> str:
+    """``escaped``, and every printable ASCII character that Unicode's confusables data takes for another
+    (``I`` for ``l``, ``m`` for ``rn``, ``0`` for ``O``) as an escape too: two ids of printable ASCII that
+    share a skeleton (``bill``, ``biIl``) are not spelled alike."""
+    table = _prototypes()
+    return "".join("\\\\" if ch == "\\" else _escape(ch) if _NOT_PLAIN.match(ch) or table.get(ch, ch) != ch
+                   else ch for ch in str(student_id))
+
+
+def told_apart(ids, *, letters: bool = False) -> dict[str, str]:
+    """id -> how it is shown among ``ids``: ``shown_id``, and where two ids would look alike, every
+    character outside printable ASCII as an escape, so that no two are shown alike. With ``letters`` (a
+    page or table a person reads, in whatever font), ids whose escaped forms still look alike (printable
+    ASCII both) are ``spelled``; grades.csv, which is data, keeps them as written."""
+    ids = list(dict.fromkeys(ids))
+    alike = _alike(ids, str)
+    again = _alike([i for i in ids if i in alike], escaped) if letters else set()
+    return {i: spelled(i) if i in again else escaped(i) if i in alike else shown_id(i) for i in ids}
 
 
 def csv_cell(value: object) -> object:

@@ -71,7 +71,7 @@ def summary_table(records, late: dict | None = None) -> str:
     late penalties taken off (``late``: student -> Lateness)."""
     from .gradebook.lateness import score
     late = late or {}
-    names = told_apart(r.student_id for r in records)
+    names = told_apart((r.student_id for r in records), letters=True)
     width = min(ID_WIDTH, max([len("student"), *(columns(n) for n in names.values())]))
     names = {s: _fit(n, width) for s, n in names.items()}
     totals = {r.student_id: score(r.total, late.get(r.student_id)) for r in records}

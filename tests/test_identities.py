@@ -227,3 +227,20 @@ def test_a_note_naming_a_look_alike_never_reads_as_one_naming_the_student(tmp_pa
     for surface, text in about_twin.items():
         assert text != about_plain[surface] and looks_like(text) != looks_like(about_plain[surface]), surface
     assert shown(twin).isascii() is False and shown(twin)[1:-1].startswith(twin)     # as written, escapes beside
+
+
+def test_ascii_ids_that_share_a_skeleton_are_spelled_apart_in_the_table_and_the_report(tmp_path):
+    """``bill`` and ``biIl`` (a capital I) are one id to a reader of a sans-serif page: the table and the report
+    spell the letters Unicode's data takes for others as escapes; grades.csv, data, keeps them as written."""
+    from autograder.outputs.report import report_html
+    from autograder.textreport import summary_table
+    pairs = [("bill", "biIl"), ("mary", "rnary"), ("lee", "1ee")]
+    records = [failed_record(s, "x") for pair in pairs for s in pair]
+    table, report = summary_table(records), report_html(records, "a")
+    rows = {line.split()[0] for line in table.splitlines()[1:len(records) + 1]}
+    for plain, twin in pairs:
+        assert looks_like(plain) == looks_like(twin)
+        names = told_apart([plain, twin], letters=True)
+        assert looks_like(names[plain]) != looks_like(names[twin]) and {names[plain], names[twin]} <= rows
+        assert all(f">{names[s]}</a>" in report for s in (plain, twin))
+    assert told_apart(["bill", "biIl"]) == {"bill": "bill", "biIl": "biIl"}                 # grades.csv's view

@@ -64,7 +64,7 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     """``before``: what feedback on submit saw (``journal.summary.BeforeDeadline``), if it ran."""
     if not records:
         return page(f"Grading report: {assignment}", "<p>No submissions were graded.</p>")
-    late, names = late or {}, told_apart(r.student_id for r in records)
+    late, names = late or {}, told_apart((r.student_id for r in records), letters=True)
     totals = [score(r.total, late.get(r.student_id)) for r in records]
     max_total = max(r.max_total for r in records)
     parts = [
@@ -82,7 +82,7 @@ def _before_deadline(before) -> list[str]:
     if before is None:
         return []
     students = sorted(set(before.checks) | set(before.refused))
-    names = told_apart([*students, *(s for who in before.fixed.values() for s in who)])
+    names = told_apart([*students, *(s for who in before.fixed.values() for s in who)], letters=True)
     used = table(["student", "checks used", "turned away by the limit"],
                  ([escape(names[s]), str(before.checks.get(s, 0)), str(before.refused.get(s, 0))] for s in students))
     named = sorted(before.named, key=lambda m: (-len(before.named[m]), m))
