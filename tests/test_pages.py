@@ -189,6 +189,22 @@ def test_a_review_a_person_finished_leaves_no_trace_on_the_students_pages():
     assert "Discussed in office hours." in _student_pages(done)["index"]      # what the person wrote is shown
 
 
+def test_a_graders_comment_names_the_cell_as_the_student_knows_it():
+    """Comments were labelled with nbgrader's internal cell ids ('ex1_softmax_solution', 'cell-5e0c2a1f')."""
+    from autograder.gradebook.messages import Answer
+    from autograder.outputs.feedback import by_hand
+    from autograder.outputs.write import with_manual_work
+    done = with_manual_work(_suspected(), Answer.from_dict({"manual": {}, "needs_manual_grade": False, "comments": [
+        ["ex2_causal_mask", "ex2_mask_solution", "Neat."], ["ex2_causal_mask", "ex2_causal", "See the note."],
+        ["ex2_causal_mask", "cell-5e0c2a1f", "Good plot."]]}))
+    said = by_hand(done, "ex2_causal_mask")
+    assert "ex2_causal_mask.ipynb, your code for ex2_mask: Neat." in said
+    assert "the tests of ex2_causal: See the note." in said and "a cell of the notebook: Good plot." in said
+    assert "_solution" not in said and "cell-5e0c2a1f" not in said
+    from autograder.outputs.gradescope import results_json
+    assert "Comment on ex2_causal_mask.ipynb, your code for ex2_mask: Neat." in results_json(done)["output"]
+
+
 def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():
     from autograder.outputs.html import message
     assert message("Replace `raise NotImplementedError()` with your code") == \

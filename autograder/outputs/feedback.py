@@ -6,14 +6,19 @@ advice is said once per cell.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from ..assignment import NOTEBOOKS
 from ..gradebook.lateness import Lateness, score
 from ..inert import shown_id, terminal
 from ..records import Record, Score, atomic_write
 from . import svg
 from .advice import deduplicated, main_problem, notebook_summaries
 from .html import escape, figure, message, page, table
+
+
+GRADE_IDS = frozenset(g for ids in NOTEBOOKS.values() for g in ids)
 
 
 def _tag(diagnosis: str | None) -> str:
@@ -78,8 +83,19 @@ def by_hand(record: Record, notebook: str | None = None) -> str:
         return ""
     rows = [f"<li>{escape(g)}: {c.earned:g}/{c.max} given by your grader (the automatic checks gave "
             f"{record.auto_cells[g].earned})</li>" for g, c in cells]
-    rows += [f"<li>{escape(nb)}.ipynb, {escape(cell)}: {escape(text)}</li>" for nb, cell, text in comments]
+    rows += [f"<li>{escape(nb)}.ipynb, {escape(cell_label(cell))}: {escape(text)}</li>" for nb, cell, text in comments]
     return f'<div class="by-hand"><h2>From your grader</h2><ul>{"".join(rows)}</ul></div>'
+
+
+def cell_label(cell: str) -> str:
+    """A commented cell as a student knows it: by the exercise it belongs to (the name the checks table
+    shows), not nbgrader's internal cell id ("ex1_softmax_solution", "cell-5e0c2a1f")."""
+    base, _, kind = cell.rpartition("_")
+    if kind in ("solution", "visible") and base in GRADE_IDS:
+        return f"your code for {base}" if kind == "solution" else f"the visible tests of {base}"
+    if cell in GRADE_IDS:
+        return f"the tests of {cell}"
+    return "a cell of the notebook" if re.fullmatch(r"cell-[0-9a-f]{6,}", cell) else cell
 
 
 def checks_table(checks) -> str:

@@ -6,6 +6,7 @@ from pathlib import Path
 from ..gradebook.lateness import Lateness, score
 from ..inert import visible
 from ..records import Record, atomic_write, dumps
+from .feedback import cell_label
 
 
 def results_json(record: Record, late: Lateness | None = None) -> dict:
@@ -24,7 +25,7 @@ def results_json(record: Record, late: Lateness | None = None) -> dict:
     if record.manual:
         given = ", ".join(f"{g} {record.cells[g].earned:g}/{record.cells[g].max}" for g in record.manual_cells)
         summary += f" Your grader gave {given}."
-    summary += "".join(f" Comment on {nb}.ipynb, {cell}: {text}" for nb, cell, text in record.comments)
+    summary += "".join(f" Comment on {nb}.ipynb, {cell_label(cell)}: {text}" for nb, cell, text in record.comments)
     if record.open_review:
         told = record.told_student()
         summary += " This submission awaits review by an instructor" + (": " + " ".join(told) if told else ".")
