@@ -205,6 +205,22 @@ def test_a_graders_comment_names_the_cell_as_the_student_knows_it():
     assert "Comment on ex2_causal_mask.ipynb, your code for ex2_mask: Neat." in results_json(done)["output"]
 
 
+def test_full_credit_a_person_confirmed_is_no_grade_given_by_your_grader():
+    """formgrader's 'Full credit' on a cell the checks gave full marks read to the student as a grade
+    'given by your grader'; a score a person changed still does."""
+    from autograder.gradebook.messages import Answer
+    from autograder.outputs.feedback import by_hand
+    from autograder.outputs.gradescope import results_json
+    from autograder.outputs.write import with_manual_work
+    record = _suspected()
+    full = {g: c.max for g, c in record.auto_cells.items() if c.earned == c.max}
+    changed = next(g for g, c in record.auto_cells.items() if c.earned < c.max)
+    done = with_manual_work(record, Answer.from_dict({"manual": full, "needs_manual_grade": False}))
+    assert full and by_hand(done) == "" and "Your grader gave" not in results_json(done)["output"]
+    done = with_manual_work(record, Answer.from_dict({"manual": {**full, changed: 0.5}, "needs_manual_grade": False}))
+    assert by_hand(done).count("given by your grader") == 1 and f"{changed}: 0.5/" in by_hand(done)
+
+
 def test_inline_code_in_messages_renders_as_code_and_student_text_stays_inert():
     from autograder.outputs.html import message
     assert message("Replace `raise NotImplementedError()` with your code") == \

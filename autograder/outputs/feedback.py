@@ -76,8 +76,10 @@ def review_block(record: Record, notebook: str | None = None) -> str:
 
 
 def by_hand(record: Record, notebook: str | None = None) -> str:
-    """The points and comments a person gave in the gradebook (of one notebook, or all); "" when none."""
-    cells = [(g, c) for g, c in record.cells.items() if g in record.manual and notebook in (None, c.notebook)]
+    """The points and comments a person gave in the gradebook (of one notebook, or all); "" when none. A
+    score a person confirmed as the checks gave it (formgrader's "Full credit" on full marks) is no grade of
+    theirs to show."""
+    cells = [(g, c) for g, c in record.cells.items() if g in record.changed_by_hand and notebook in (None, c.notebook)]
     comments = [c for c in record.comments if notebook in (None, c[0])]
     if not cells and not comments:
         return ""

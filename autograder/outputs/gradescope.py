@@ -22,8 +22,8 @@ def results_json(record: Record, late: Lateness | None = None) -> dict:
     summary = f"Total {final:g}/{record.max_total}."
     if late and late.describe():
         summary += f" Lateness: {late.describe()}."
-    if record.manual:
-        given = ", ".join(f"{g} {record.cells[g].earned:g}/{record.cells[g].max}" for g in record.manual_cells)
+    if record.changed_by_hand:
+        given = ", ".join(f"{g} {record.cells[g].earned:g}/{record.cells[g].max}" for g in record.changed_by_hand)
         summary += f" Your grader gave {given}."
     summary += "".join(f" Comment on {nb}.ipynb, {cell_label(cell)}: {text}" for nb, cell, text in record.comments)
     if record.open_review:

@@ -131,6 +131,11 @@ class Record:
         return [g for g in self.cells if g in self.manual]
 
     @property
+    def changed_by_hand(self) -> list[str]:
+        """The grade cells a person scored otherwise than the checks did (a confirmed score is not among them)."""
+        return [g for g in self.manual_cells if self.cells[g].earned != self.auto_cells[g].earned]
+
+    @property
     def open_review(self) -> bool:
         """Flagged for review and not yet graded by hand in the gradebook."""
         return self.needs_review and not self.reviewed
