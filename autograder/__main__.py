@@ -111,12 +111,12 @@ def _release(args) -> int:
 
 
 def _check(args) -> int:
-    from .run.hardened import grade_submission
+    from .run.check import check_submission
     from .lifecycle import Stop, stop_on_signals
     from .textreport import check_table
     try:
         with stop_on_signals():
-            record = grade_submission(args.path, course=args.course, student_id=args.student,
+            record = check_submission(args.path, course=args.course, student_id=args.student,
                                       assignment=args.assignment)
     except Stop as stop:
         print(f"stopped by {stop.name}: the submission was not graded", file=sys.stderr)

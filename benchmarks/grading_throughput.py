@@ -119,11 +119,12 @@ def in_process_rubric(course: Path) -> float:
     (its code cells executed in a plain namespace per notebook; no sandbox, no intake, no outputs)."""
     from autograder.assignment import NOTEBOOKS
     from autograder.grading.namespace import quiet, run_cell
+    from autograder.course.view import read_course
     from autograder.intake import intake_submission
     folders = sorted((course / "submitted").iterdir())
     spent = 0.0
     for folder in folders:
-        intake = intake_submission(folder / "ch04_attention", course, "ch04_attention", folder.name)
+        intake = intake_submission(folder / "ch04_attention", read_course(course, "ch04_attention"), folder.name)
         spaces = {nb: {} for nb in NOTEBOOKS}
         for cell in intake.cells:
             try:

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading.namespace import run_cell  # noqa: E402
+from autograder.course.view import read_course  # noqa: E402
 from autograder.run.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
 from autograder.grading.rubric import RUBRIC  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
@@ -36,7 +37,7 @@ from autograder.samples.synthetic import reference_answers, write_submission  # 
 def one(folder: Path, server: ForkServer) -> tuple[float, float]:
     """(whole submission as the grader grades it, intake alone) in seconds."""
     t0 = time.perf_counter()
-    intake_submission(folder, ROOT)
+    intake_submission(folder, read_course(ROOT, "ch04_attention"))
     t1 = time.perf_counter()
     record = grade_submission(folder, course=ROOT, student_id="bench", server=server)
     t2 = time.perf_counter()

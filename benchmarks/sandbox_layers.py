@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.assignment import FUNCTIONS, NOTEBOOKS  # noqa: E402
 from autograder.grading.namespace import quiet, run_cell  # noqa: E402
+from autograder.course.view import read_course  # noqa: E402
 from autograder.run.hardened import intake_submission  # noqa: E402
 from autograder.run.sandboxed_student import SandboxedStudent  # noqa: E402
 from autograder.sandbox.forkclient import ForkServer  # noqa: E402
@@ -190,7 +191,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = write_submission(ROOT / "release/ch04_attention", ROOT / "source/ch04_attention",
                                   Path(tmp) / "submitted" / "bench" / "ch04_attention")
-        intake = intake_submission(folder, ROOT, "ch04_attention", "bench")
+        intake = intake_submission(folder, read_course(ROOT, "ch04_attention"), "bench")
     cells = {nb: [c for c in intake.cells if c.notebook == nb] for nb in NOTEBOOKS}
     spaces = reference_namespaces(intake)
     server = ForkServer()

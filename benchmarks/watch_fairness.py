@@ -24,7 +24,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,10 +31,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from autograder.course.settings import load_course          # noqa: E402
 from autograder.journal.log import Journal                   # noqa: E402
-from autograder.run.batch import failed_record, folder_digest  # noqa: E402
+from autograder.run.job import Graded, failed                # noqa: E402
 from autograder.watch import service as service_module       # noqa: E402
 from autograder.watch.config import watch_settings           # noqa: E402
-from autograder.watch.grading import Graded                  # noqa: E402
 from watch_helpers import A, submit_like_nbgrader            # noqa: E402
 
 
@@ -45,12 +43,13 @@ class Sleeper:
     def __init__(self, seconds):
         self.seconds, self.done, self.busy = seconds, [], 0
 
-    def submit(self, key, course, assignment, folder, student, visible):
-        time.sleep(self.seconds)
-        record = failed_record(student, "stand-in", course=course, assignment=assignment)
-        self.done.append((key, Graded(replace(record, submission=folder_digest(folder, course, assignment)))))
+    serial = True
 
-    def finished(self):
+    def submit(self, job):
+        time.sleep(self.seconds)
+        self.done.append((job, Graded(failed(job, "stand-in"))))
+
+    def finished(self, wait=False):
         done, self.done = self.done, []
         return done
 

@@ -5,6 +5,7 @@ import pytest
 from nbconvert.filters import markdown2html
 from nbgrader.utils import determine_grade
 
+from autograder.course.view import read_course
 from autograder.intake import intake_submission
 from autograder.course.notebooks import handout
 from autograder.outputs.autograded import as_text, autograded_notebook
@@ -49,7 +50,7 @@ def test_review_reasons_belong_to_their_notebook():
 
 def test_grade_cells_carry_the_points_as_nbgrader_reads_them(tmp_path):
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted/ada" / A, {})
-    intake = intake_submission(folder, ROOT, A, "ada")
+    intake = intake_submission(folder, read_course(ROOT, A), "ada")
     record = _record({"": [], "ex1_attention": ["a reason <b>"]}, needs_review=True)
     nb = nbformat.from_dict(autograded_notebook(handout(ROOT, A, "ex1_attention"), intake.layout["ex1_attention"],
                                                 record, "ex1_attention"))
@@ -72,12 +73,14 @@ def test_an_unreadable_notebook_is_the_release_with_the_note():
 
 
 def test_autograded_notebooks_that_cannot_be_written_cost_only_those_files(tmp_path):
-    from autograder.run.batch import _finish, grade_one
+    from autograder.course.view import read_course
+    from autograder.run.batch import _finish, student_job
+    from autograder.run.grader import grade
     from autograder.run.progress import Progress
     course = make_class(tmp_path, ["correct-1"])
     (course / "autograded" / "correct-1").mkdir(parents=True)
     (course / "autograded" / "correct-1" / A).write_text("in the way")          # a file where the folder goes
-    record = grade_one(str(course), A, "correct-1", autograded=True)
+    record = grade(student_job(read_course(course, A), "correct-1", autograded=True)).record
     assert record.total == 28 and not record.needs_review
     assert len(record.unwritten) == 1 and "autograded notebooks of 'correct-1'" in record.unwritten[0]
     errors = []
@@ -100,7 +103,7 @@ def test_a_lone_surrogate_a_student_wrote_reaches_nbgrader_as_visible_text(tmp_p
                      "source": "# odd \ud800 and \udcff \\ud800\n"},
                     {"cell_type": "markdown", "id": "note", "metadata": {}, "source": "note \udfff"}]
     path.write_text(json.dumps(nb))                       # ensure_ascii: the surrogates travel as JSON escapes
-    intake = intake_submission(folder, ROOT, A, "ada")
+    intake = intake_submission(folder, read_course(ROOT, A), "ada")
     written = autograded_notebook(handout(ROOT, A, "ex1_attention"), intake.layout["ex1_attention"], _record(),
                                   "ex1_attention")
     write_autograded(tmp_path / "autograded", {"ex1_attention": written})

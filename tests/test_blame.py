@@ -59,20 +59,24 @@ def test_a_submission_whose_grader_died_once_is_graded_alone_and_kept(tmp_path):
 
 
 @pytest.mark.slow
-def test_a_class_with_a_grader_killer_is_graded_normally(tmp_path, monkeypatch):
-    """The whole batch: one submission kills its grading process; the 8 classmates get their grades."""
+@pytest.mark.parametrize("workers", [2, None])
+def test_a_class_with_a_grader_killer_is_graded_normally(tmp_path, monkeypatch, workers):
+    """The whole batch: one submission kills its grading process; the 8 classmates get their grades. A
+    small class (the default: one grading process) too: it was graded in the run's own process, which the
+    killer took down, with no grade for anyone."""
     import autograder.run.hardened as hardened
     from autograder.run.batch import grade_batch
     from batch_helpers import make_class
     course = make_class(tmp_path, [], custom={s: {} for s in [*CLASS, "bomb"]})
-    real = hardened.intake_submission
+    real, run = hardened.intake_submission, os.getpid()
 
-    def intake(path, course, assignment, student_id, *more, **options):
+    def intake(path, view, student_id, *more, **options):
         if student_id == "bomb":
+            assert os.getpid() != run, "graded in the run's own process"
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(path, course, assignment, student_id, *more, **options)
+        return real(path, view, student_id, *more, **options)
     monkeypatch.setattr(hardened, "intake_submission", intake)
-    result = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False, outputs=False)
+    result = grade_batch(course=course, out=tmp_path / "out", workers=workers, progress=False, outputs=False)
     totals = {r.student_id: r.total for r in result.records}
     assert totals == {**{s: 28 for s in CLASS}, "bomb": 0}
     bomb = next(r for r in result.records if r.student_id == "bomb")

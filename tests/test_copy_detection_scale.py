@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from autograder.intake import integrity
+from autograder.course.view import read_course
 from autograder.run.hardened import intake_submission
 from autograder.samples import sample_class
 from autograder.samples.synthetic import write_submission
@@ -44,7 +45,7 @@ def _counted(monkeypatch) -> dict:
 
 def _intake_calls(course, student, snapshot, monkeypatch) -> dict:
     counts = _counted(monkeypatch)
-    intake = intake_submission(course / "submitted" / student / "ch04_attention", course, "ch04_attention",
+    intake = intake_submission(course / "submitted" / student / "ch04_attention", read_course(course, "ch04_attention"),
                                student, snapshot)
     monkeypatch.undo()
     assert intake.cells and not intake.problems
@@ -57,7 +58,7 @@ def test_each_submissions_file_system_calls_do_not_grow_with_the_class(tmp_path,
     small, large = _class(tmp_path, 4), _class(tmp_path, 24)
     per_submission = {}
     for course in (small, large):
-        intake_submission(course / "submitted/s000/ch04_attention", course, "ch04_attention", "s000", snapshot)
+        intake_submission(course / "submitted/s000/ch04_attention", read_course(course, "ch04_attention"), "s000", snapshot)
         per_submission[course] = _intake_calls(course, "s001", snapshot, monkeypatch)   # the index is read
     assert per_submission[small] == per_submission[large]
 
@@ -71,10 +72,10 @@ def test_the_class_is_read_once_per_batch_then_looked_up(tmp_path, monkeypatch):
     real = integrity.take                             # how a classmate's graded notebooks are read
     monkeypatch.setattr(integrity, "take", lambda *a, **k: reads.append(a[2]) or real(*a, **k))
     for i in range(12):
-        intake_submission(course / "submitted" / f"s{i:03d}" / "ch04_attention", course, "ch04_attention",
+        intake_submission(course / "submitted" / f"s{i:03d}" / "ch04_attention", read_course(course, "ch04_attention"),
                           f"s{i:03d}", "batch-a")
     assert len(reads) == 12 * 4                       # every classmate's four notebooks, once
-    intake_submission(course / "submitted/s000/ch04_attention", course, "ch04_attention", "s000", "batch-b")
+    intake_submission(course / "submitted/s000/ch04_attention", read_course(course, "ch04_attention"), "s000", "batch-b")
     assert len(reads) == 2 * 12 * 4
 
 
@@ -89,6 +90,6 @@ def test_copies_and_hard_links_are_still_found_through_the_index(tmp_path):
     for student, expected in (("s001", "the same notebook as classmate(s) 's003'"),
                               ("s003", "the same notebook as classmate(s) 's001'"),
                               ("s002", "hard link with classmate 's004'"), ("s004", "hard link with classmate 's002'")):
-        intake = intake_submission(course / "submitted" / student / "ch04_attention", course, "ch04_attention",
+        intake = intake_submission(course / "submitted" / student / "ch04_attention", read_course(course, "ch04_attention"),
                                    student, "batch-c")
         assert any(expected in line for line in intake.private), (student, intake.private)

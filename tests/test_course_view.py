@@ -11,7 +11,8 @@ from autograder.course import view as course_view
 from autograder.grading.fingerprint import fingerprint, fingerprint_of
 from autograder.intake import expected
 from autograder.run.batch import grade_batch
-from autograder.run.hardened import grade_submission
+from autograder.run.hardened import grade_job
+from autograder.run.job import Job
 from batch_helpers import make_class, records
 
 
@@ -62,16 +63,16 @@ def test_a_view_is_read_again_when_a_file_changes(tmp_path, counted_reads):
     assert fingerprint_of(changed.grade_cells) == fingerprint(course, "ch04_attention")
 
 
-def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads):
+def test_grade_submission_uses_the_view_it_is_handed(tmp_path, counted_reads, server):
     course = make_class(tmp_path, ["correct-1"])
     view = course_view.read_course(course, "ch04_attention")
     reads = counted_reads["settings"]
-    record = grade_submission(course / "submitted/correct-1/ch04_attention", course=course, view=view)
+    record = grade_job(Job(view, "correct-1", course / "submitted/correct-1/ch04_attention"), server)
     assert counted_reads["settings"] == reads                 # nothing of the course was read again
     assert record.fingerprint == fingerprint_of(view.grade_cells) and record.total == record.max_total
 
 
-def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counted_reads, monkeypatch):
+def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counted_reads, monkeypatch, server):
     """The autograded notebooks of every submission are laid into the release notebooks, read once per
     view (they were read again for each submission: four notebooks each)."""
     read, real = [], course_view.handout          # course.notebooks.handout: reads one notebook's file
@@ -81,8 +82,7 @@ def test_the_handout_is_read_once_for_every_autograded_notebook(tmp_path, counte
     view = course_view.read_course(course, "ch04_attention")
     for student in students:
         folder = tmp_path / "autograded" / student
-        grade_submission(course / "submitted" / student / "ch04_attention", course=course, view=view,
-                         autograded=folder)
+        grade_job(Job(view, student, course / "submitted" / student / "ch04_attention", autograded=folder), server)
         assert len(list(folder.glob("*.ipynb"))) == 4
     assert sorted(f"{nb}.ipynb" for nb in read) == sorted(f"{nb}.ipynb" for nb in autograded_notebooks())
 

@@ -8,7 +8,9 @@ import stat
 import pytest
 
 from autograder.course.submissions import discover
-from autograder.run.batch import grade_batch, grade_one
+from autograder.course.view import read_course
+from autograder.run.batch import grade_batch, student_job
+from autograder.run.grader import grade
 from batch_helpers import gradebook_in, make_class, read_csv
 
 ASSIGNMENT = "ch04_attention"
@@ -39,7 +41,7 @@ def test_discover_lists_entries_that_are_not_folders(odd_class):
 
 @pytest.mark.parametrize("student", sorted(ODD))
 def test_an_entry_that_is_not_a_folder_is_a_record_for_review(odd_class, student):
-    record = grade_one(str(odd_class), ASSIGNMENT, student)
+    record = grade(student_job(read_course(odd_class, ASSIGNMENT), student)).record
     assert record.needs_review and record.total == 0
     assert (f"submitted/{student}/{ASSIGNMENT} is {ODD[student]}, not a folder: nothing could be graded; "
             "ask the student to resubmit") in record.integrity[0]

@@ -3,10 +3,10 @@ the record carries, never on names, sizes or times: a resubmission that keeps al
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 
 import autograder.run.autograde as door
-from autograder.run.batch import current_submission, failed_record
+import autograder.run.grader as grader
+from autograder.run.job import Graded, failed
 from batch_helpers import make_class
 
 A = "ch04_attention"
@@ -16,11 +16,10 @@ def test_a_resubmission_with_the_same_names_sizes_and_times_is_graded_again(tmp_
     course = make_class(tmp_path, ["correct-1"])
     graded = []
 
-    def grade_one(course_, assignment, student):                 # what the real one returns: the digest it graded
-        graded.append(student)
-        return replace(failed_record(student, "stand-in", course=course_, assignment=assignment),
-                       submission=current_submission(course_, assignment, student))
-    monkeypatch.setattr(door, "grade_one", grade_one)
+    def grade(job, *args, **options):                            # what the real one returns: the digest it graded
+        graded.append(job.student)
+        return Graded(failed(job, "stand-in"))
+    monkeypatch.setattr(grader, "grade", grade)                  # what the door's executor runs on each job
     monkeypatch.setattr(door, "_GRADED", {})
     first = door.graded_submission(course, A, "correct-1")
     assert door.graded_submission(course, A, "correct-1") is first and graded == ["correct-1"]   # one per submission

@@ -19,6 +19,7 @@ import autograder.records.files as records_module
 from autograder.inert import hidden, looks_like, shown, shown_id, terminal, told_apart, visible
 from autograder.records import (OutputError, check_record_names, file_name, read_record, record_path,
                                 write_record)
+from autograder.course.view import course_settings
 from autograder.run.batch import failed_record
 
 BIDI = "\u202eevil"                       # displays as "live" reversed: a name that reads as another
@@ -59,7 +60,7 @@ def test_every_output_shows_ids_as_they_are(tmp_path):
     character reaches a person raw, and each student has a row of their own that no other looks like."""
     from autograder.textreport import summary_table
     records = [failed_record(s, f"Integrity: classmate {shown(s)} (raw: {s})") for s in CLASS]
-    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+    errors = outputs.write_outputs(tmp_path, records, settings=course_settings(tmp_path / "course"), assignment="a",
                                    gradebook=_Gradebook()).errors
     assert errors == []
     pages = [tmp_path / "report.html", *(tmp_path / "feedback").glob("*/index.html")]
@@ -176,7 +177,7 @@ def test_look_alikes_are_told_apart_by_unicodes_data_in_every_output(tmp_path, s
     assert names[plain] == plain and names["someone"] == "someone"
     assert names[twin] != plain and names[twin].isascii() and names[twin].isprintable()
     records = [failed_record(s, "x") for s in (plain, twin)]
-    assert outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+    assert outputs.write_outputs(tmp_path, records, settings=course_settings(tmp_path / "course"), assignment="a",
                                  gradebook=_Gradebook()).errors == []
     with open(tmp_path / "grades.csv", newline="") as f:
         assert sorted(row["student_id"] for row in csv.DictReader(f)) == sorted([plain, names[twin]])

@@ -59,5 +59,5 @@ def test_the_check_finds_an_import_up_beside_or_into_no_layer():
         "autograder.inert -> autograder.assignment: beside (layer 0 inert imports layer 0 assignment)",
         "autograder.intake.expected -> autograder.newfolder.x: newfolder is in no layer"]
     graph = import_graph()
-    assert "autograder.sandbox.launch" in graph["autograder.run.batch"]        # imported inside a function
+    assert "autograder.sandbox.launch" in graph["autograder.run.server"]       # imported inside a function
     assert "autograder.lifecycle" in graph["autograder.sandbox.forkserver"]    # so is this one

@@ -10,6 +10,7 @@ import pytest
 import autograder.outputs.write as outputs
 import autograder.outputs.feedback as feedback
 from autograder import __main__ as cli
+from autograder.course.view import course_settings
 from autograder.run.batch import failed_record, grade_batch
 from autograder.inert import csv_cell, terminal
 from autograder.outputs.csvout import write_grades_csv
@@ -65,7 +66,7 @@ def test_check_json_is_valid_json_even_with_nan(monkeypatch, capsys, tmp_path):
     record = failed_record("s1", "x")
     nan = {"student_weights": [[float("nan"), float("inf")]]}
     record = replace(record, checks=[replace(record.checks[0], details=nan), *record.checks[1:]])
-    monkeypatch.setattr("autograder.run.hardened.grade_submission", lambda *a, **k: record)
+    monkeypatch.setattr("autograder.run.check.check_submission", lambda *a, **k: record)
     assert cli.main(["check", str(tmp_path), "--json"]) == 0
     printed = _strict_json(capsys.readouterr().out)
     assert printed["checks"][0]["details"]["student_weights"] == [[None, None]]
@@ -122,7 +123,7 @@ def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
         real(path, record, late)
     monkeypatch.setattr(feedback, "write_feedback", flaky)
     gradebook = _Gradebook()
-    errors = outputs.write_outputs(tmp_path, records, course=tmp_path / "course", assignment="a",
+    errors = outputs.write_outputs(tmp_path, records, settings=course_settings(tmp_path / "course"), assignment="a",
                                    gradebook=gradebook).errors
     assert len(errors) == 1 and "'bob'" in errors[0] and "No space left" in errors[0]
     assert (tmp_path / "feedback/ann/index.html").exists() and (tmp_path / "feedback/cid/index.html").exists()

@@ -20,6 +20,7 @@ from nbconvert import HTMLExporter
 from nbgrader.server_extensions.formgrader import handlers
 from traitlets.config import Config
 
+from autograder.course.view import read_course
 from autograder.intake import intake_submission
 from autograder.course.notebooks import handout
 from autograder.outputs.autograded import autograded_notebook, make_inert
@@ -80,7 +81,7 @@ def _student_notebook(tmp_path) -> dict:
     nb["cells"] += [{"cell_type": "raw", "id": "bare", "metadata": {}, "source": HOSTILE},
                     {"cell_type": "markdown", "id": "md", "metadata": {}, "source": HOSTILE}]
     path.write_text(json.dumps(nb))
-    intake = intake_submission(folder, ROOT, A, "ada")
+    intake = intake_submission(folder, read_course(ROOT, A), "ada")
     record = Record("ada", [CheckResult("ex1_softmax", "rows_sum_to_one", "correctness", 1, 1, True, "ok")])
     written = autograded_notebook(handout(ROOT, A, NB), intake.layout[NB], record, NB)
     return nbformat.from_dict(json.loads(json.dumps(written)))

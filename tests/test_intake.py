@@ -4,6 +4,7 @@ import json
 import nbformat
 import pytest
 
+from autograder.course.view import read_course
 from autograder.run.hardened import intake_submission
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
@@ -25,7 +26,7 @@ def _cell(nb, grade_id):
 
 
 def _intake(folder):
-    return intake_submission(folder, ROOT)
+    return intake_submission(folder, read_course(ROOT, "ch04_attention"))
 
 
 def test_clean_submission_has_no_problems(submission):

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.inert import terminal
+from autograder.course.view import read_course
 from autograder.intake import intake_submission
 from conftest import RELEASE, SOURCE
 
@@ -56,7 +57,7 @@ def _take_in(write) -> None:
         (tmp / "submitted" / "bob").mkdir()
         write(folder / f"{NB}.ipynb")
         start = time.monotonic()
-        intake = intake_submission(folder / f"{NB}.ipynb", SOURCE.parents[1], "ch04_attention", "ann")
+        intake = intake_submission(folder / f"{NB}.ipynb", read_course(SOURCE.parents[1], "ch04_attention"), "ann")
         assert time.monotonic() - start < SECONDS
         for line in intake.problems + intake.notes:
             assert isinstance(line, str) and terminal(line) == line and "\n" not in line
@@ -161,7 +162,7 @@ def _seen(nb_text: str, encode) -> tuple:
         folder = tmp / "submitted" / "ann" / "ch04_attention"
         folder.mkdir(parents=True)
         (folder / f"{NB}.ipynb").write_bytes(encode(nb_text))
-        intake = intake_submission(folder / f"{NB}.ipynb", SOURCE.parents[1], "ch04_attention", "ann")
+        intake = intake_submission(folder / f"{NB}.ipynb", read_course(SOURCE.parents[1], "ch04_attention"), "ann")
         nb, _ = read_notebook(encode(nb_text), NB, Intake())
         return ([(c.index, c.source) for c in intake.cells], intake.problems, nb is not None and digest(nb))
     finally:

@@ -15,6 +15,7 @@ import pytest
 
 import autograder.intake.submission as submission_module
 import autograder.intake.take as take_module
+from autograder.course.view import read_course
 from autograder.run.hardened import intake_submission
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
@@ -39,7 +40,7 @@ def _folder(course, student="ann"):
 
 def _intake(course, student="ann"):
     start = time.monotonic()
-    intake = intake_submission(_folder(course, student), course, "ch04_attention", student)
+    intake = intake_submission(_folder(course, student), read_course(course, "ch04_attention"), student)
     assert time.monotonic() - start < 30
     return intake
 

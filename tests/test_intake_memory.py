@@ -17,6 +17,7 @@ import unicodedata
 
 import pytest
 
+from autograder.course.view import read_course
 from autograder.intake import canonical, parse
 from autograder.intake.model import Intake
 from autograder.intake.submission import intake_submission
@@ -58,7 +59,7 @@ def test_one_wide_character_in_a_long_string_costs_a_bounded_multiple_of_the_fil
     del nb, long
     size = path.stat().st_size
     got = []
-    peak = _peak(lambda: got.append(intake_submission(path.parent, mine, A, "correct-1")))
+    peak = _peak(lambda: got.append(intake_submission(path.parent, read_course(mine, A), "correct-1")))
     assert peak <= 9 * size, f"intake held {peak / size:.1f} times the file"      # it was 12 (and 24 with -n)
     assert len(got[0].files) == 4 and len([c for c in got[0].cells if c.notebook == NB]) > 0
 
@@ -151,12 +152,12 @@ def test_a_huge_code_cell_is_not_run_and_the_rest_of_the_notebook_is_graded(cour
     shutil.copytree(course, mine)
     path = mine / "submitted/correct-1" / A / f"{NB}.ipynb"
     nb = json.loads(path.read_text())
-    before = intake_submission(path.parent, mine, A, "correct-1")
+    before = intake_submission(path.parent, read_course(mine, A), "correct-1")
     honest = [c for c in before.cells if c.notebook == NB]
     nb["cells"].insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                            "source": "x = 1\n" * 350_000})                  # 2.1 MB of code
     path.write_text(json.dumps(nb))
-    got = intake_submission(path.parent, mine, A, "correct-1")
+    got = intake_submission(path.parent, read_course(mine, A), "correct-1")
     [line] = [p for p in got.problems if "characters of code" in p]
     assert "cell 2 holds 2,100,000 characters of code, past the notebook's limit" in line and "not run" in line
     kept = [c for c in got.cells if c.notebook == NB]

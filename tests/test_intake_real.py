@@ -5,6 +5,7 @@ import shutil
 
 import pytest
 
+from autograder.course.view import read_course
 from autograder.run.hardened import intake_submission
 from autograder.intake import CourseError, expected_cells
 from autograder.course.notebooks import strip_hidden_tests
@@ -18,7 +19,7 @@ def folder(tmp_path):
 
 
 def _intake(folder, course=ROOT):
-    return intake_submission(folder, course, "ch04_attention", "s1")
+    return intake_submission(folder, read_course(course, "ch04_attention"), "s1")
 
 
 def _notebooks(intake):

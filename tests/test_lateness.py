@@ -4,6 +4,7 @@ from datetime import datetime
 
 import pytest
 
+from autograder.course.view import course_settings
 from autograder.run.batch import failed_record
 from autograder.course.settings import load_course
 from autograder.gradebook.lateness import Lateness, score
@@ -169,7 +170,8 @@ def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_pat
     (tmp_path / "submitted" / "ada" / "hw").mkdir(parents=True)
     (tmp_path / "submitted" / "ada" / "hw" / "timestamp.txt").write_text("2026-11-02 17:00:00.000000 UTC")
     record = failed_record("ada", "stands for a graded submission")
-    errors = write_outputs(tmp_path / "out", [record], course=tmp_path, assignment="hw", gradebook=Failing()).errors
+    errors = write_outputs(tmp_path / "out", [record], settings=course_settings(tmp_path), assignment="hw",
+                           gradebook=Failing()).errors
     assert any("could not update the gradebook" in e for e in errors)
     row = read_csv(tmp_path / "out" / "grades.csv")[0]
     assert row["seconds_late"] == row["late_penalty"] == "unknown"

@@ -152,11 +152,12 @@ def test_sandbox_checks_each_grade_cell_where_it_stands(server, tmp_path, case):
 
 
 def test_intake_places_every_grade_cell_where_it_stands(tmp_path):
+    from autograder.course.view import read_course
     from autograder.run.hardened import grade_order, intake_submission
     from autograder.assignment import NOTEBOOKS
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "s" / "ch04_attention",
                               extra_cells={"ex1_attention": [GOOD_SOFTMAX]})
-    intake = intake_submission(folder, ROOT, "ch04_attention", "s")
+    intake = intake_submission(folder, read_course(ROOT, "ch04_attention"), "s")
     for notebook, grade_ids in NOTEBOOKS.items():
         order = grade_order(intake, notebook)
         assert {g for g, _ in order} == set(grade_ids) and None not in {i for _, i in order}, order

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.intake import files, take
+from autograder.course.view import read_course
 from autograder.intake.digest import submission_digest
 from autograder.intake.submission import intake_submission
 from autograder.assignment import NOTEBOOKS
@@ -77,10 +78,10 @@ def test_the_digest_reads_only_the_graded_notebooks_whatever_else_the_folder_cla
 def test_intake_and_the_digest_agree_on_the_bytes_graded(course):
     folder = _folder(course)
     (folder / "notes.txt").write_text("not graded")
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     assert intake.submission == submission_digest(folder, NAMES, A)
     one = folder / f"{NB}.ipynb"
-    assert intake_submission(one, course, A, "correct-1").submission == submission_digest(one, NAMES, A)
+    assert intake_submission(one, read_course(course, A), "correct-1").submission == submission_digest(one, NAMES, A)
 
 
 def test_a_sparse_notebook_is_refused_before_its_first_byte(course, bytes_read):
@@ -90,7 +91,7 @@ def test_a_sparse_notebook_is_refused_before_its_first_byte(course, bytes_read):
     with open(nb, "r+b") as f:                             # the real notebook, then a 200 MB hole
         f.truncate(len(text) + (200 << 20))
     bytes_read[0] = 0
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     assert bytes_read[0] < 2 << 20                     # its notebooks and the classmate's: not the hole
     [line] = [p for p in intake.problems if NB in p]
     assert "sparse file" in line and "was not read" in line
@@ -104,7 +105,7 @@ def test_a_fifo_or_device_in_place_of_a_notebook_is_never_waited_on(course):
     os.mkfifo(folder / "timestamp.txt")
     os.symlink("/dev/zero", folder / "ex2_causal_mask.ipynb.tmp")
     first = submission_digest(folder, NAMES, A)                  # returns: nothing blocks
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     assert any("named pipe (FIFO)" in p for p in intake.problems)
     assert intake.submission == first
 
@@ -119,7 +120,7 @@ def test_a_read_past_the_budgets_time_stops_with_a_note(course, monkeypatch):
         now[0] += 3.0
         return now[0]
     monkeypatch.setattr(files.Budget, "clock", staticmethod(slow_clock))
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     [line] = [p for p in intake.problems if NB in p]
     assert f"took over {files.READ_SECONDS:g} s" in line and NB not in intake.files
 
@@ -127,7 +128,7 @@ def test_a_read_past_the_budgets_time_stops_with_a_note(course, monkeypatch):
 def test_a_submission_past_the_byte_budget_loses_only_what_it_did_not_get(course, monkeypatch):
     folder = _folder(course)
     monkeypatch.setattr(files, "READ_BYTES", _notebook_bytes(folder) - 1000)
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     refused = [p for p in intake.problems if "most the grader reads of one submission" in p]
     assert len(refused) == 1 and len(intake.files) == 3
 
@@ -138,7 +139,7 @@ def test_a_folder_of_more_names_than_are_looked_at_gets_a_note_and_its_notebooks
     monkeypatch.setattr(take, "MAX_LISTING", 50)
     for i in range(60):
         (folder / f"{i:02d}.txt").touch()
-    intake = intake_submission(folder, course, A, "correct-1")
+    intake = intake_submission(folder, read_course(course, A), "correct-1")
     assert any("more than 50 names" in n for n in intake.notes)
     assert len(intake.files) == 4
 

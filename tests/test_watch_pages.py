@@ -6,7 +6,8 @@ import re
 import pytest
 
 from autograder.samples.synthetic import reference_answers
-from autograder.watch.grading import grade_inbound
+from autograder.run.grader import grade
+from autograder.watch.grading import inbound_job
 from autograder.watch.pages import feedback_page
 from batch_helpers import make_class
 from conftest import NOTEBOOKS
@@ -19,7 +20,7 @@ A = "ch04_attention"
 def graded(tmp_path_factory, server):
     course = make_class(tmp_path_factory.mktemp("pages"), ["mask-after-softmax"])
     folder = course / "submitted" / "mask-after-softmax" / A
-    return course, grade_inbound(str(course), A, str(folder), "ada", visible=True, server=server)
+    return course, grade(inbound_job(course, A, folder, "ada", True, "ada+" + A), server)
 
 
 def _reference_lines(course):

@@ -10,10 +10,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from autograder.course.settings import load_course
-from autograder.run.batch import failed_record, folder_digest
+from autograder.course.view import read_course
+from autograder.run.job import Graded, failed, failed_record, folder_digest
 from autograder.watch.config import DEFAULT_ROOT, watch_settings
 from autograder.watch.duedate import DueDates
-from autograder.watch.grading import Graded
 from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
 from autograder.journal.events import parse_event
 from autograder.journal.log import Journal, read_events
@@ -216,13 +216,14 @@ class StandIn:
         self.course, self.asked, self.done = course, [], []
         self.busy = 0
 
-    def submit(self, key, course, assignment, folder, student, visible):
-        self.asked.append(student)
-        record = failed_record(student, "stand-in", course=course, assignment=assignment)
-        # what it graded is the folder as it is now, as a real grader's record says
-        self.done.append((key, Graded(replace(record, submission=folder_digest(folder, course, assignment)))))
+    serial = True
 
-    def finished(self):
+    def submit(self, job):
+        self.asked.append(job.student)
+        # what it graded is the folder as it is now, as a real grader's record says (run.job.failed)
+        self.done.append((job, Graded(failed(job, "stand-in"))))
+
+    def finished(self, wait=False):
         done, self.done = self.done, []
         return done
 
@@ -351,7 +352,7 @@ def test_the_reports_section_counts_checks_and_misconceptions_fixed_after_feedba
     assert got.named == {"no-scaling": {"ada", "bob"}, "mask-after-softmax": {"ada"}}
     assert got.fixed == {"no-scaling": {"ada"}, "mask-after-softmax": {"ada"}}
     assert before_deadline(tmp_path, "never-watched") is None
-    record = failed_record("ada", "x", course=None, assignment=A)
+    record = failed_record("ada", "x", assignment=A)
     html = report_html([record], A, before=got)
     assert "<td>no-scaling</td><td>2</td><td>1</td><td>ada</td>" in html
     assert "Before the deadline" not in report_html([record], A)
@@ -600,7 +601,7 @@ def test_a_backlog_read_after_the_due_date_counts_as_received_when_its_files_wer
     service.step()
     state = journal.state.entries[name]
     assert state.received.received < due and state.published.kind == "feedback" and service.grader.asked == ["ada"]
-    assert state.received.submission == folder_digest(tmp_path / "exchange/attention-course/inbound" / name, course, A)
+    assert state.received.submission == folder_digest(tmp_path / "exchange/attention-course/inbound" / name, read_course(course, A))
 
 
 def test_what_is_graded_is_exactly_what_was_received(tmp_path):
@@ -610,9 +611,9 @@ def test_what_is_graded_is_exactly_what_was_received(tmp_path):
     service, journal, said = _service(course, tmp_path)
     real = service.grader.submit
 
-    def rewritten_first(key, course_, assignment, folder, student, visible):
-        _rewrite_in_place(Path(folder))
-        real(key, course_, assignment, folder, student, visible)
+    def rewritten_first(job):
+        _rewrite_in_place(Path(job.folder))
+        real(job)
     service.grader.submit = rewritten_first
     service.step()
     state = journal.state.entries[name]

@@ -71,7 +71,7 @@ def _holds(folder: Path, most: int = 3) -> str:
 
 def discover(course: Path, assignment: str, only: list[str] | None = None) -> list[str]:
     """Every student with an entry ``submitted/<student>/<assignment>``, whatever its kind: an entry
-    that is not a folder is graded as a record for review (``grade_one``), never left out."""
+    that is not a folder is graded as a record for review (``run.grader.grade``), never left out."""
     root = course / "submitted"
     found = sorted(p.name for p in root.iterdir() if p.is_dir() and os.path.lexists(p / assignment)) if root.is_dir() else []
     if not found:

@@ -26,6 +26,11 @@ class CourseView:
     course: Course                  # the settings of nbgrader_config.py
     assignment: str
 
+    def __reduce__(self):
+        """Sent to another process (a grading process, a Dask worker) as its folder and assignment: read
+        there again, once per process while its files are unchanged."""
+        return read_course, (str(self.root), self.assignment)
+
     @property
     def root(self) -> Path:
         return self.course.root

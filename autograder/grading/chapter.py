@@ -9,16 +9,15 @@ from pathlib import Path
 from ..assignment import NOTEBOOKS
 
 
-def check_points(course: Path, assignment: str, view=None) -> None:
+def check_points(view) -> None:
     """Stop before grading when the course's source notebooks and the rubric do not match (``view``: the
     course as the run read it, ``course.view``): a cell missing, or worth points no check grades. A cell's
     points are the course's to set: its checks share them (``rubric.scaled``)."""
     from .fingerprint import points_disagreements      # the rubric and its checks: loaded when needed
-    source = view.source if view is not None else course / "source" / assignment
-    problems = points_disagreements(source) if source.is_dir() else []
+    problems = points_disagreements(view.source) if view.source.is_dir() else []
     if problems:
         raise ValueError(f"the source notebooks and the rubric do not match ({'; '.join(problems)}): "
-                         f"{_points_fix(course, assignment)}")
+                         f"{_points_fix(view.root, view.assignment)}")
 
 
 def _points_fix(course: Path, assignment: str) -> str:
@@ -39,7 +38,8 @@ def check_release_points(course: Path, assignment: str) -> None:
         check_chapter(course, assignment)
     except ValueError:
         return
-    check_points(course, assignment)
+    from ..course.view import read_course
+    check_points(read_course(course, assignment))
 
 
 def check_chapter(course: Path, assignment: str) -> None:

@@ -11,12 +11,12 @@ import os
 import traceback
 from pathlib import Path
 
-from ..course.settings import DEFAULT_ASSIGNMENT
+from ..course.view import CourseView
 from ..inert import shown
 from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines
-from .expected import course_notebooks
 from .digest import SubmissionHash, why_bytes
+from .expected import notebooks_of
 from .files import MAX_NOTEBOOK_BYTES, Budget, LinkRefused
 from .integrity import Context, copy_event, link_event, secret_event, source_event, twin_event
 from .model import Intake, Refused
@@ -26,15 +26,15 @@ from .secret import secret_in
 from .take import Taken, levels, names_in, open_submission, take, wanted
 
 
-def intake_submission(path: Path, course: Path, assignment: str = DEFAULT_ASSIGNMENT,
-                      student_id: str | None = None, snapshot: str | None = None, *, notebooks=None) -> Intake:
-    """The student's code cells and the submission's damage; raises only CourseError (the course's fault).
-    ``snapshot``: a batch's token; its submissions are compared with the class as this process first read
-    it for that batch (``integrity.class_index``), instead of reading the class again for each. ``notebooks``:
-    the assignment's notebooks as the caller read them (``course.view``); by default they are read here.
-    ``Intake.submission`` is the digest of exactly the bytes graded (``digest.SubmissionHash``)."""
-    notebooks = notebooks if notebooks is not None else course_notebooks(Path(course), assignment)
-    ctx = Context(Path(course), assignment, student_id, notebooks, snapshot)
+def intake_submission(path: Path, view: CourseView, student_id: str | None = None,
+                      snapshot: str | None = None) -> Intake:
+    """The student's code cells and the submission's damage, against the course as ``view`` has it (its
+    notebooks read once per view); raises only CourseError (the course's fault). ``snapshot``: a batch's
+    token; its submissions are compared with the class as this process first read it for that batch
+    (``integrity.class_index``), instead of reading the class again for each. ``Intake.submission`` is the
+    digest of exactly the bytes graded (``digest.SubmissionHash``)."""
+    assignment = view.assignment
+    ctx = Context(view.root, assignment, student_id, notebooks_of(view), snapshot)
     intake, h = Intake(), SubmissionHash()
     path = Path(os.path.abspath(path))
     try:

@@ -51,6 +51,17 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
         raise
 
 
+def remove_stages(parent: Path) -> None:
+    """Remove what a writer killed before its swap left in ``parent`` (its ``.partial-`` folders): a run
+    that stops kills its grading processes, which may be writing a student's autograded notebooks."""
+    try:
+        stages = [p for p in Path(parent).iterdir() if p.name.startswith(".partial-") and not p.is_symlink()]
+    except OSError:
+        return
+    for stage in stages:
+        _remove(stage)
+
+
 def _durable(parent: Path) -> None:
     """The swap reaches the disk as each file does: now, or at the end of ``durable.synced_at_end``."""
     from .. import durable

@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..course.settings import Course
-from ..course.view import course_settings
 from ..gradebook.lateness import Lateness, submission_times
 from ..gradebook.messages import Answer
 from ..inert import is_text, shown
@@ -22,12 +21,12 @@ class Written:
     errors: list[str]
 
 
-def write_outputs(out: Path, records: list[Record], *, course: Path, assignment: str,
-                  gradebook_url: str | None = None, gradebook=None, settings: Course | None = None,
-                  fresh=None) -> Written:
-    """Write every output; ``gradebook`` is a ``GradebookWriter`` started earlier (if None, one is started
-    for ``gradebook_url``, by default the course's own gradebook); ``fresh``: the students graded by
-    this run (default all), the only ones whose cells may be flagged for manual grading again.
+def write_outputs(out: Path, records: list[Record], *, settings: Course, assignment: str,
+                  gradebook_url: str | None = None, gradebook=None, fresh=None) -> Written:
+    """Write every output of the course ``settings`` (as the run read them); ``gradebook`` is a
+    ``GradebookWriter`` started earlier (if None, one is started for ``gradebook_url``, by default the
+    course's own gradebook); ``fresh``: the students graded by this run (default all), the only ones whose
+    cells may be flagged for manual grading again.
 
     The gradebook comes first: it says how late each submission was and what that cost (nbgrader's
     late penalties), and what a person graded there (formgrader's manual scores and comments), which
@@ -37,7 +36,6 @@ def write_outputs(out: Path, records: list[Record], *, course: Path, assignment:
     from ..gradebook.client import GradebookWriter
     from .report import write_report
     records = sorted(records, key=lambda r: r.student_id)
-    settings = settings or course_settings(course)             # a batch passes the settings it read
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, answer, errors = _lateness(gradebook, records, settings.root, assignment, fresh)
     records = [with_manual_work(r, answer.get(r.student_id)) for r in records]

@@ -35,7 +35,9 @@ from nbgrader.utils import is_grade
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert, review_notes
-from .batch import current_submission, grade_one
+from .batch import student_job
+from .executors import InProcess, drain
+from .job import current_submission
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
 
@@ -156,13 +158,16 @@ def course_root(step) -> Path:
 def graded_submission(course: Path, assignment: str, student: str):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
-    as formgrader's server and keys on the content digest the record carries (``batch.current_submission``),
+    as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
     never on names, sizes or times a student controls."""
-    now = (str(course), assignment, student, current_submission(course, assignment, student))
+    from ..course.view import read_course
+    view = read_course(course, assignment)
+    now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
-        record = grade_one(str(course), assignment, student)
+        done = []
+        drain(InProcess(), [student_job(view, student)], lambda job, graded: done.append(graded.record))
         _GRADED.clear()
-        _GRADED.update(key=(*now[:3], record.submission), record=record)
+        _GRADED.update(key=(*now[:3], done[0].submission), record=done[0])
     return _GRADED["record"]
 
 

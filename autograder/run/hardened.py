@@ -17,64 +17,74 @@ from ..grading.rubric import scaled
 from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
-from ..intake.expected import notebooks_of
 from ..intake.names import notebook_for
 from ..records import OutputError, Record
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.limits import Limits
 from ..grading.seeds import student_seed
+from .job import Job
 from .sandboxed_student import SandboxedStudent
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
                      server: ForkServer | None = None, assignment: str | None = None,
-                     autograded: Path | None = None, snapshot: str | None = None,
-                     view: CourseView | None = None) -> Record:
-    """The result record for one submission (a folder of notebooks or one notebook).
+                     autograded: Path | None = None, snapshot: str | None = None) -> Record:
+    """The result record for one submission (a folder of notebooks or one notebook), graded in this
+    process (``job_for`` says what the arguments default to); raises what grading raises."""
+    job = job_for(path, course=course, student_id=student_id, assignment=assignment, limits=limits,
+                  autograded=autograded, snapshot=snapshot)
+    own = server is None
+    server = server or ForkServer()
+    try:
+        return grade_job(job, server)
+    finally:
+        if own:
+            server.close()
+
+
+def job_for(path, *, course=None, student_id=None, assignment: str | None = None, limits: Limits | None = None,
+            autograded: Path | None = None, snapshot: str | None = None) -> Job:
+    """The job of grading ``path`` (a submission folder or one of its notebooks); ValueError when it is none.
 
     The course defaults to the one found above ``path``, the assignment and the student to what
     nbgrader's layout (``submitted/<student>/<assignment>``) says. With ``autograded`` (a folder), the
     notebooks nbgrader's tools read after ``nbgrader autograde`` are written there too. ``snapshot``: the
-    batch's token, for copy detection (``intake_submission``). ``view``: the course as the caller read it
-    (``course.view.read_course``; by default it is read here)."""
+    batch's token, for copy detection (``intake_submission``)."""
     path = Path(os.path.abspath(path))                       # not resolved: links in a submission are not followed
     if not os.path.lexists(path):
         raise ValueError(f"{path} does not exist: give a submission folder "
                          f"(submitted/<student>/<assignment>) or one of its notebooks")
-    if view is not None:
-        course, assignment = course or view.root, assignment or view.assignment
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
-    student_id = student_id or infer_student(path, assignment)
-    if view is None or view.root != Path(course).resolve() or view.assignment != assignment:
-        view = read_course(course, assignment)
-    intake = intake_submission(path, course, assignment, student_id, snapshot, notebooks=notebooks_of(view))
+    return Job(read_course(course, assignment), student_id or infer_student(path, assignment), path,
+               limits=limits or Limits(), autograded=Path(autograded) if autograded else None, snapshot=snapshot)
+
+
+def grade_job(job: Job, server: ForkServer) -> Record:
+    """The result record of ``job``, its workers started by ``server``; raises what grading raises
+    (``run.grader.grade`` turns that into a record for review)."""
+    path, view = job.folder, job.view
+    intake = intake_submission(path, view, job.student, job.snapshot)     # its digest: exactly the bytes graded
     single = path.name.lower().endswith(".ipynb")
     notebook = notebook_for(path.name, NOTEBOOKS) if single else None
     notebooks = [nb for nb in NOTEBOOKS if not single or nb == notebook]
-    seed = student_seed(student_id, view.course_id, assignment)
-    limits = limits or Limits()
-    deadline = time.monotonic() + limits.total_seconds         # one time budget for the whole submission
-    own_server = server is None
-    server = server or ForkServer()
-    try:
-        graded = _side_by_side(notebooks, lambda nb, stop, live: grade_notebook(
-            server, intake, nb, seed, limits, deadline, stop, live))
-    finally:
-        if own_server:
-            server.close()
+    seed = student_seed(job.student, view.course_id, job.assignment)
+    deadline = time.monotonic() + job.limits.total_seconds     # one time budget for the whole submission
+    graded = _side_by_side(notebooks, lambda nb, stop, live: grade_notebook(
+        server, intake, nb, seed, job.limits, deadline, stop, live))
     events = [e for g in graded for e in g.events]
-    record = Record(student_id, scaled([c for g in graded for c in g.checks], view.cell_points), assignment=assignment,
-                  fingerprint=fingerprint_of(view.grade_cells), needs_review=intake.needs_review or bool(events),
-                  integrity=intake.problems + events, review=intake.private, suspicions=intake.suspicions,
-                  flags=_flags(intake, dict(zip(notebooks, graded))),
-                  notes=intake.notes + [n for g in graded for n in g.notes],
-                  output="\n".join(g.output for g in graded if g.output),
-                  sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=intake.submission,
-                  files=intake.files)
-    if autograded is None:
+    record = Record(job.student, scaled([c for g in graded for c in g.checks], view.cell_points),
+                    assignment=job.assignment, fingerprint=fingerprint_of(view.grade_cells),
+                    needs_review=intake.needs_review or bool(events),
+                    integrity=intake.problems + events, review=intake.private, suspicions=intake.suspicions,
+                    flags=_flags(intake, dict(zip(notebooks, graded))),
+                    notes=intake.notes + [n for g in graded for n in g.notes],
+                    output="\n".join(g.output for g in graded if g.output),
+                    sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=intake.submission,
+                    files=intake.files)
+    if job.autograded is None:
         return record
-    return replace(record, unwritten=_write_autograded(Path(autograded), intake, record, view,
+    return replace(record, unwritten=_write_autograded(job.autograded, intake, record, view,
                                                        path.parent if single else path))
 
 

@@ -1,94 +1,139 @@
-"""The local process pool of a batch: forked workers that end with the run, however it ends.
+"""The local executor: forked grading processes that end with the run, however it ends.
 
-Each worker, first thing after the fork, asks to die with the run's main
-process, leaves Ctrl-C to the main process and closes the descriptors of the
-run it inherited but must not hold (the output-folder lock, the gradebook
-writer's pipes). If the run stops (a signal, an output error) the workers are
-killed at once rather than left to finish their submissions; a killed worker's
-fork server sees its control socket close and ends its sandboxed workers.
+Each grading process, first thing after the fork, asks to die with the run's main process, leaves
+Ctrl-C to the main process, closes the descriptors of the run it inherited but must not hold (the
+output-folder lock, the gradebook writer's pipes) and starts its sandbox fork server ahead. If the
+run stops (a signal, an output error) the processes are killed at once rather than left to finish
+their submissions; a killed process's fork server sees its control socket close and ends its
+sandboxed workers. The run's own process only hands out jobs and collects records, so a submission
+that exhausts a grading process (its memory, say) costs that process, never the run.
+
+When a process dies, the pool breaks and every unfinished job with it; a shared flag per job says
+which ones a process had started: only those are suspects (``executors.Executor``'s policy), the
+others are queued again, uncharged.
 """
 from __future__ import annotations
 
 import os
 import signal
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
+from .executors import ATTEMPTS, Executor, drain  # noqa: F401 - ATTEMPTS: the pool's, as the tests read it
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
 
-ATTEMPTS = 2     # a submission whose grading process dies this many times, graded alone, gets a record for review
-_STARTED = None  # in a worker: the round's shared flags, one per item, set when the worker takes it
+SLOTS = 1 << 16      # jobs one pool can take (its shared flags); then a new pool is started
+_STARTED = None      # in a grading process: the pool's shared flags, one per job, set when it takes the job
+LOST = "a local grading process ended while grading it"
 
 
-def run_pool(task, items: list[str], finish, give_up, *, workers: int, inherited: tuple[int, ...] = ()) -> None:
-    """``finish(task(item))`` for every item, in ``workers`` forked processes.
+class LocalPool(Executor):
+    """``workers`` forked grading processes. ``planned``: every job there will be is submitted at once
+    (a batch, ``check``): a process of a pool of one is told how many it still grades after each (its fork
+    server then starts no worker nobody takes). ``inherited``: descriptors the processes must close."""
 
-    When a worker dies, the pool breaks and every unfinished item with it; only the items a worker had
-    taken are suspects, and each is graded again alone, so that a death is charged to its cause only:
-    an item whose worker died ``ATTEMPTS`` times on it alone gets ``finish(give_up(item))``. Items no
-    worker had taken go back in the queue, uncharged (a killed grading process once cost all 8 honest
-    classmates queued behind it their grade).
-    """
-    attempts = {item: 0 for item in items}
-    pending, suspects = list(items), []
-    while pending or suspects:
-        if suspects:
-            item = suspects.pop(0)
-            if _round(task, [item], finish, 1, inherited):       # it broke a pool of its own
-                suspects[:0] = _charged([item], attempts, finish, give_up)
-            continue
-        unfinished = _round(task, pending, finish, workers, inherited)
-        suspects = [item for item, taken in unfinished if taken]
-        pending = [item for item, taken in unfinished if not taken]
-        if pending and not suspects:                    # the pool broke before any worker took an item
-            pending = _charged(pending, attempts, finish, give_up)
+    def __init__(self, workers: int = 1, *, planned: bool = False, inherited: tuple[int, ...] = (),
+                 task=None, give_up=None, sandbox: bool = True):
+        super().__init__(task, give_up)
+        self.workers, self.planned, self.inherited = workers, planned, tuple(inherited)
+        self.sandbox = sandbox                # each process starts its fork server ahead
+        self.serial = workers == 1
+        self.pool = self.started = None
+        self.slot = 0
 
+    def start(self) -> LocalPool:
+        """Fork the grading processes now (each starts its fork server): ready before the first job."""
+        self._pool().submit(_ready)
+        return self
 
-def _charged(items, attempts, finish, give_up) -> list[str]:
-    """Charge each item a death; those with ``ATTEMPTS`` get ``give_up``; return the others."""
-    left = []
-    for item in items:
-        attempts[item] += 1
-        if attempts[item] < ATTEMPTS:
-            left.append(item)
-        else:
-            finish(give_up(item))
-    return left
-
-
-def _round(task, pending, finish, workers, inherited) -> list[tuple[str, bool]]:
-    """Run ``pending``; if the pool breaks, return each unfinished item with whether a worker had taken it."""
-    started = get_context("fork").Array("b", len(pending), lock=False)
-    unfinished = []
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=get_context("fork"),
-                               initializer=worker_start, initargs=(os.getpid(), tuple(inherited), started))
-    try:
-        futures = {pool.submit(_tracked, task, i, item): (i, item) for i, item in enumerate(pending)}
-        for fut in as_completed(futures):
-            i, item = futures[fut]
-            try:
-                result = fut.result()
-            except BrokenProcessPool:
-                unfinished.append((i, item))
-                continue
-            finish(result)
-    except BaseException:
-        kill_workers(pool)                  # stop now: do not wait for submissions in progress
-        raise
-    finally:
+    def close(self) -> None:
+        pool, self.pool = self.pool, None
+        if pool is None:
+            return
+        if self.inflight:
+            kill_workers(pool)                 # stop now: do not wait for submissions in progress
         pool.shutdown(wait=True, cancel_futures=True)
-    return [(item, bool(started[i])) for i, item in sorted(unfinished)]
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self.pool is None or getattr(self.pool, "_broken", False) or self.slot >= SLOTS:
+            self.close()
+            if self.sandbox:
+                _imported_before_fork()
+            self.started, self.slot = get_context("fork").Array("b", SLOTS, lock=False), 0
+            self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("fork"),
+                                            initializer=worker_start,
+                                            initargs=(os.getpid(), self.inherited, self.started, self.sandbox))
+        return self.pool
+
+    def _start(self, jobs: list) -> None:
+        pool = self._pool()
+        room = SLOTS - self.slot
+        jobs, later = jobs[:room], jobs[room:]
+        self.queue.extendleft(reversed(later))        # taken once this pool is done and replaced
+        for i, job in enumerate(jobs):
+            ahead = len(jobs) - 1 - i + len(later) if self.planned and self.workers == 1 else None
+            fut = pool.submit(_tracked, self.task, self.slot, job, ahead)
+            self.inflight[fut] = (self.slot, job)
+            self.slot += 1
+
+    def _collect(self, block: bool) -> None:
+        ready, _ = wait(list(self.inflight), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        broken = [f for f in ready if isinstance(f.exception(), BrokenProcessPool)]
+        if broken:                                     # every job in flight fails with it: collect them all
+            wait(list(self.inflight))
+            ready = list(self.inflight)
+        lost = []
+        for fut in ready:
+            slot, job = self.inflight.pop(fut)
+            if isinstance(fut.exception(), BrokenProcessPool):
+                lost.append((slot, job))
+            else:
+                self._finish(job, fut.result())
+        taken = [bool(self.started[slot]) for slot, _ in lost]
+        if lost and not any(taken):                    # the pool broke before any process took a job
+            taken = [True] * len(lost)
+        for (_, job), was_taken in zip(lost, taken):
+            self._lost(job, was_taken, LOST)
 
 
-def _tracked(task, index: int, item):
-    """In a worker: mark ``item`` taken (the flag outlives this process), then run it."""
-    _STARTED[index] = 1
-    return task(item)
+def run_pool(task, items: list, finish, give_up, *, workers: int, inherited: tuple[int, ...] = ()) -> None:
+    """``finish(task(item))`` for every item, in ``workers`` forked processes, with the executors' blame
+    policy: an item whose process died on it twice, the second time alone, gets ``finish(give_up(item))``."""
+    pool = LocalPool(workers, inherited=inherited, task=task, give_up=lambda item, why: give_up(item),
+                     sandbox=False)
+    try:
+        drain(pool, items, lambda item, result: finish(result))
+    finally:
+        pool.close()
 
 
-def worker_start(parent: int, inherited: tuple[int, ...], started=None) -> None:
-    """The initializer of every pool worker (runs in the worker right after the fork)."""
+def _imported_before_fork() -> None:
+    """When another thread runs (a replacement pool, a test), what a grading process imports is imported
+    here first: a module another thread is importing at the moment of the fork stays locked in the child
+    for ever (that thread is not there), and the child hangs on its first import of it. A process with no
+    other thread (``grade``, ``check`` and ``watch`` fork first thing) skips this, and its child imports
+    what it needs while this process checks the course."""
+    if threading.active_count() > 1:
+        from ..gradebook import timestamps  # noqa: F401
+        from ..outputs import autograded  # noqa: F401
+        from ..sandbox import launch  # noqa: F401
+        from . import grader, hardened, server, visible  # noqa: F401
+
+
+def _ready() -> None:
+    """The first job of a pool started ahead: nothing (the process is up, its fork server starting)."""
+
+
+def _tracked(task, slot: int, job, ahead: int | None):
+    """In a grading process: mark ``job`` taken (the flag outlives this process), then grade it."""
+    _STARTED[slot] = 1
+    return task(job) if ahead is None else task(job, ahead=ahead)
+
+
+def worker_start(parent: int, inherited: tuple[int, ...], started=None, sandbox: bool = False) -> None:
+    """The initializer of every grading process (runs in it right after the fork)."""
     global _STARTED
     _STARTED = started
     die_with_parent(parent)
@@ -100,10 +145,13 @@ def worker_start(parent: int, inherited: tuple[int, ...], started=None) -> None:
             os.close(fd)
         except OSError:
             pass
+    if sandbox:
+        from .server import SERVER
+        SERVER.launch_ahead()                         # ready (about a second) by the first submission
 
 
 def kill_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGKILL every worker of ``pool`` (Python 3.14 has ``pool.kill_workers()``)."""
+    """SIGKILL every process of ``pool`` (Python 3.14 has ``pool.kill_workers()``)."""
     if hasattr(pool, "kill_workers"):
         pool.kill_workers()
         return

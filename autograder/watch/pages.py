@@ -11,7 +11,6 @@ submission after the due date with ``after_due_date = True``, feedback on a late
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..gradebook.timestamps import written_time
@@ -20,13 +19,7 @@ from ..outputs.feedback import check_rows, plots, review_block, start_here
 from ..outputs.html import escape, message, page, table
 from ..outputs.nbfeedback import notebook_html
 from ..records import Record
-
-
-@dataclass(frozen=True)
-class VisibleResult:
-    grade_id: str
-    passed: bool | None              # None: the cell never ran (the notebook stopped before it)
-    message: str = ""
+from ..run.job import VisibleResult
 
 
 MARK = b'<p class="presubmit">'         # every page of ours has it; release_feedback's pages do not

@@ -28,7 +28,9 @@ from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
 from .duedate import DueDates
-from .grading import DaskGrader, Graded, LocalGrader
+from ..run.dask import SchedulerLost
+from ..run.job import Graded
+from .grading import inbound_job, watch_executor
 from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, fair, owner_key, parse_name, receive
 from ..journal.events import Event, Note, Published, Received, Started, Stopped
 from ..journal.events import Graded as GradedEvent
@@ -54,13 +56,13 @@ def watch(*, course=".", assignment: str | None = None, scheduler: str | None = 
     settings = _settings(course, assignment)
     with ExitStack() as stack:
         stack.enter_context(stop_on_signals())
+        grader = watch_executor(scheduler)         # first: its grading process holds none of the locks
+        stack.callback(grader.close)
         for path, what in ((settings.state / LOCK, f"{settings.state}/ (feedback on submit)"),
                            (settings.feedback / LOCK, f"{settings.feedback}/ (feedback on submit)")):
             stack.enter_context(RunLock(path, what, kind="watch serving feedback on submit"))
         journal = Journal(settings.state)
         stack.callback(journal.close)
-        grader = DaskGrader(scheduler) if scheduler else LocalGrader()
-        stack.callback(grader.close)
         wake = waker(settings.inbound, poll)
         stack.callback(lambda: wake.close())
         service = Service(settings, journal, grader, say, warn)
@@ -194,12 +196,12 @@ class Service:
         self._append(Started(name, at=time.time()))
         self.inflight[name] = (parts, found, time.time())
         try:
-            self.grader.submit(name, str(self.s.course.root), self.s.assignment, str(self.s.inbound / name),
-                               parts.student, self.s.show == "visible")
+            self.grader.submit(inbound_job(self.s.course.root, self.s.assignment, self.s.inbound / name,
+                                           parts.student, self.s.show == "visible", name))
+            self._collect(wait=self.grader.serial)      # one at a time (local): publish before the next one
         except Stop:
             self._append(Stopped(name, at=time.time()))
             raise
-        self._collect()                            # graded here (local): publish before the next one
 
     def _admit(self, name: str, parts, found):
         """The entry's journal state once its secret is its own (journaled as received); None after a note."""
@@ -268,35 +270,47 @@ class Service:
         self._publish(name, parts, pages, "closed", f"after the due date {text}: not checked")
         return True
 
-    def _collect(self) -> None:
-        for name, graded in self.grader.finished():
-            parts, found, started = self.inflight.pop(name)
-            if isinstance(graded, Exception):
-                self.warn(one_line(f"error: grading {shown(name)} failed on the cluster ({graded}); it is "
-                                   "tried again"))
-                continue
-            record_file = name_digest(name, 40) + ".json"
+    def _collect(self, wait: bool = False) -> None:
+        """Publish what the grader has done; with ``wait``, until it has nothing left in flight."""
+        while True:
             try:
-                write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
-            except OSError as exc:                 # a full disk: not the submission's fault; graded again later
-                self._append(Stopped(name, at=time.time()))
-                self.retry[name] = time.monotonic() + RETRY_SECONDS
-                self.warn(one_line(f"error: the record of {shown(name)} could not be saved in {self.s.state} "
-                                   f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
-                continue
-            rec = graded.record
-            if found.submission and rec.submission != found.submission:
-                self._note(name, f"submission {shown(name)}: its notebooks changed after the service received them "
-                           f"({when(found.received)}); what was graded is not what was received, so no page was "
-                           "published and no check was used (submit again with nbgrader)")
-                continue
-            backlog = self._is_backlog(found)
-            if backlog:
-                self.backlog[parts.student].append(time.time())
-            self._append(GradedEvent(name, student=parts.student, record=record_file, total=rec.total,
-                                     max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
-                                     seconds=round(time.time() - started, 3), at=time.time(), charged=False if backlog else None))
-            self._publish_graded(name, parts, found, graded)
+                done = self.grader.finished(wait=wait)
+            except SchedulerLost as lost:        # the cluster's failure: those are graded again later
+                for job in lost.jobs:
+                    self.inflight.pop(job.key, None)
+                    self.warn(one_line(f"error: grading {shown(job.key)} failed on the cluster ({lost}); it "
+                                       "is tried again"))
+                return
+            for job, graded in done:
+                self._graded(job.key, graded)
+            if not (wait and self.grader.busy):
+                return
+
+    def _graded(self, name: str, graded: Graded) -> None:
+        parts, found, started = self.inflight.pop(name)
+        record_file = name_digest(name, 40) + ".json"
+        try:
+            write_atomic(self.s.state / "records" / record_file, json.dumps(graded.to_dict()).encode())
+        except OSError as exc:                 # a full disk: not the submission's fault; graded again later
+            self._append(Stopped(name, at=time.time()))
+            self.retry[name] = time.monotonic() + RETRY_SECONDS
+            self.warn(one_line(f"error: the record of {shown(name)} could not be saved in {self.s.state} "
+                               f"({exc.strerror or exc}); trying again in {RETRY_SECONDS:g} s"))
+            return
+        rec = graded.record
+        if found.submission and rec.submission != found.submission:
+            self._note(name, f"submission {shown(name)}: its notebooks changed after the service received them "
+                       f"({when(found.received)}); what was graded is not what was received, so no page was "
+                       "published and no check was used (submit again with nbgrader)")
+            return
+        backlog = self._is_backlog(found)
+        if backlog:
+            self.backlog[parts.student].append(time.time())
+        self._append(GradedEvent(name, student=parts.student, record=record_file, total=rec.total,
+                                 max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
+                                 seconds=round(time.time() - started, 3), at=time.time(),
+                                 charged=False if backlog else None))
+        self._publish_graded(name, parts, found, graded)
 
     def _publish_saved(self, name: str, parts, found, event: GradedEvent) -> None:
         path = self.s.state / "records" / event.record

@@ -1,0 +1,136 @@
+"""A submission that exhausts a grading process's memory costs that submission only, whatever the class
+size and wherever it is graded (issue 29, item 2).
+
+The killer is a notebook holding one long string with one astral character (Python then holds each of its
+characters in 4 bytes). A class of 5 is graded, the small class that was graded in the run's own process:
+the killer took the run down with it, and no classmate got a grade. Intake now budgets what it decodes
+(268 MB a notebook): a 160 MB killer is refused before it is decoded (``REFUSED``); one of 63 MB is
+decoded, and under a cap smaller than what decoding it costs (``SMALL_CAP``, ``CHECK_CAP``) it exhausts its
+grading process, which dies twice, the second time alone (``DIED``). Both through ``grade`` under a real
+memory cap (a cgroup v1 memory controller, as root), the second through ``check``; the first on a Dask
+LocalCluster whose worker has a memory limit, with the killer in each place of the class (an honest
+classmate shares the worker each time: two threads on one worker; a killed worker is tests/test_dask_faults.py's).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from batch_helpers import gradebook_in, make_class, records
+
+pytestmark = pytest.mark.slow
+A = "ch04_attention"
+MEMORY = Path("/sys/fs/cgroup/memory")
+HONEST = {"correct-1": 28, "no-scaling": 26, "honest-2": 28, "honest-3": 28}
+DIED = "A grading process died twice on this submission, graded alone the second time"
+REFUSED = "of the grader's memory once decoded"
+DECODED_MB = 63          # decoded at 4 bytes a character: 252 MiB, under intake's 268 MB
+# measured with cgroup v1's max_usage: ``grade`` of the honest class of 5 peaks near 260 MB, with the 63 MB
+# killer near 490 MB; ``check`` of an honest submission near 205 MB, of the killer near 395 MB (340 MB where
+# it is graded in the run's own process, as it was: under CHECK_CAP that run is killed)
+SMALL_CAP = 340 << 20
+CHECK_CAP = 300 << 20
+
+
+def plant_killer(folder: Path, megabytes: int) -> None:
+    """A markdown cell of ``megabytes`` MB of text with one astral character, first in ex1's notebook; the
+    test process never holds the string (it is written a megabyte at a time)."""
+    path = folder / "ex1_attention.ipynb"
+    head, tail = path.read_text().split('"cells": [', 1)
+    with open(path, "w") as f:
+        f.write(head + '"cells": [{"cell_type": "markdown", "metadata": {}, "source": "\U0001F600')
+        for _ in range(megabytes):
+            f.write("a" * (1 << 20))
+        f.write('"}, ' + tail)
+
+
+def _class(tmp_path: Path, killer_at: int = 2, megabytes: int = 160) -> Path:
+    order = list(HONEST)
+    order.insert(killer_at, "killer")
+    course = make_class(tmp_path, ["correct-1", "no-scaling"],
+                        custom={s: {} for s in order if s not in ("correct-1", "no-scaling")})
+    plant_killer(course / "submitted" / "killer" / A, megabytes)
+    return course
+
+
+@pytest.fixture
+def capped(tmp_path):
+    """A memory cgroup (1.2 GB unless ``limit`` says): a process started in it (``preexec_fn``) and its
+    children are killed by the kernel when together they need more."""
+    if os.geteuid() != 0 or not os.access(MEMORY, os.W_OK):
+        pytest.skip("needs root and a writable cgroup v1 memory controller")
+    group = MEMORY / f"autograder-test-{uuid.uuid4().hex[:8]}"
+    group.mkdir()
+    procs = str(group / "cgroup.procs")
+
+    def cap(limit: int = 1200 << 20):
+        (group / "memory.limit_in_bytes").write_text(str(limit))
+        return lambda: Path(procs).write_text(str(os.getpid()))
+    yield cap
+    for pid in (group / "cgroup.procs").read_text().split():
+        try:
+            os.kill(int(pid), 9)
+        except ProcessLookupError:
+            pass
+    for _ in range(100):
+        try:
+            group.rmdir()
+            break
+        except OSError:
+            import time
+            time.sleep(0.1)
+
+
+def _run(args, preexec, timeout=240):
+    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=preexec)
+
+
+def _assert_only_the_killer_charged(got: dict[str, dict], why: str) -> None:
+    assert {s: got[s]["total"] for s in HONEST} == HONEST
+    assert not any(got[s]["needs_review"] for s in HONEST)
+    killer = got["killer"]
+    assert killer["needs_review"] and any(why in line for line in killer["integrity"]), killer["integrity"]
+    assert killer["total"] == 0 if why == DIED else killer["total"] < 28       # refused: ex1 alone is not graded
+
+
+@pytest.mark.parametrize("megabytes, limit, why", [(160, 1200 << 20, REFUSED), (DECODED_MB, SMALL_CAP, DIED)],
+                         ids=["refused-by-intake", "kills-its-grading-process"])
+def test_grade_under_a_memory_cap_charges_the_killer_alone(tmp_path, capped, megabytes, limit, why):
+    course, out = _class(tmp_path, megabytes=megabytes), tmp_path / "out"
+    done = _run(["grade", "--course", str(course), "--out", str(out), "--gradebook", gradebook_in(out),
+                 "--create-gradebook"], capped(limit))
+    assert done.returncode == 0, done.stderr[-3000:]
+    _assert_only_the_killer_charged(records(out), why)
+    rows = (out / "grades.csv").read_text()
+    assert all(s in rows for s in [*HONEST, "killer"])
+
+
+def test_check_under_a_memory_cap_says_the_submission_killed_its_grader(tmp_path, capped):
+    course = _class(tmp_path, megabytes=DECODED_MB)
+    done = _run(["check", str(course / "submitted" / "killer" / A), "--json"], capped(CHECK_CAP))
+    assert done.returncode == 0, done.stderr[-3000:]
+    record = json.loads(done.stdout)
+    assert record["needs_review"] and record["total"] == 0 and DIED in record["integrity"][0]
+
+
+@pytest.mark.parametrize("killer_at", [0, 2, 4])
+def test_dask_worker_with_a_memory_limit_charges_the_killer_alone(tmp_path, killer_at):
+    """The killer shares a memory-limited worker with an honest classmate (allowed-failures 0: a task lost
+    with a dying worker is the grader's to retry alone): intake refuses it before it costs the worker its
+    memory, and only the killer is charged."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+    from autograder.run.batch import grade_batch
+    course, out = _class(tmp_path, killer_at), tmp_path / "out"
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, memory_limit="900MB",
+                                     dashboard_address=None, host="127.0.0.1") as cluster:
+        grade_batch(course=course, out=out, scheduler=cluster.scheduler_address, progress=False, outputs=False)
+    _assert_only_the_killer_charged(records(out), REFUSED)
