@@ -135,3 +135,26 @@ def test_reading_a_notebook_compiles_no_grammar():
     probe = "import sys, nbformat, jsonschema; print(sorted(m for m in sys.modules if m.startswith(('rfc3987', 'lark'))))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True)
     assert loaded.stdout.strip() == "[]", f"importing nbformat loaded {loaded.stdout.strip()}"
+
+
+def test_the_courses_own_nbgrader_steps_take_nbconverts_config_without_a_warning(caplog):
+    """nbconvert's exporters configure NbConvertBase.display_data_priority, which nbgrader's preprocessor
+    base declares unconfigurable: each of our steps made traitlets warn on every generate_feedback."""
+    import importlib
+    import logging
+
+    from nbconvert.exporters import HTMLExporter
+    from traitlets.config import Config
+
+    from autograder.course.settings import load_course
+    from conftest import ROOT
+    doors = load_course(ROOT).settings
+    steps = [s for s in (*doors["Autograde"]["autograde_preprocessors"], *doors["GenerateFeedback"]["preprocessors"])
+             if s.startswith("autograder.")]
+    assert len(steps) >= 4, steps
+    config = Config(HTMLExporter().default_config)
+    with caplog.at_level(logging.WARNING):
+        for step in steps:
+            module, _, name = step.rpartition(".")
+            getattr(importlib.import_module(module), name)(config=config)
+    assert not [r.getMessage() for r in caplog.records if "not recognized" in r.getMessage()]

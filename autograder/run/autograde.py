@@ -31,6 +31,7 @@ from pathlib import Path
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
+from traitlets import List
 
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
@@ -42,8 +43,16 @@ from .job import current_submission
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
 
 
+def _priority() -> List:
+    """nbconvert's exporters configure ``NbConvertBase.display_data_priority``, which nbgrader's preprocessor
+    base declares unconfigurable, so traitlets warned "Config option `display_data_priority` not recognized"
+    for each of our steps on every run; nbgrader's own GetGrades declares it configurable, as this does."""
+    return List(NbGraderPreprocessor.class_traits()["display_data_priority"].default(), config=True)
+
+
 class SandboxedExecute(NbGraderPreprocessor):
     """nbgrader's execute step, done by the hardened grader for this chapter (nbgrader's Execute otherwise)."""
+    display_data_priority = _priority()
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -73,6 +82,7 @@ def person_flags(info: dict) -> dict[str, bool]:
 
 class FlagForReview(NbGraderPreprocessor):
     """After SaveAutoGrades: the cells of a notebook that needs a person are marked so, with the reason."""
+    display_data_priority = _priority()
 
     def preprocess(self, nb, resources):
         reasons = resources.get("autograder_review")
@@ -105,6 +115,7 @@ def flag(grade) -> None:
 class HideHiddenTests(ClearHiddenTests):
     """generate_feedback's step: the hidden-test regions of grade cells are removed; other cells are left
     as they are (nbgrader's ClearHiddenTests stops the page when a student's text holds a delimiter)."""
+    display_data_priority = _priority()
 
     def preprocess_cell(self, cell, resources, index):
         if is_grade(cell):
@@ -114,6 +125,7 @@ class HideHiddenTests(ClearHiddenTests):
 
 class ForStudents(NbGraderPreprocessor):
     """generate_feedback's step after GetGrades: the grader's review note and comments are the instructor's."""
+    display_data_priority = _priority()
 
     def preprocess(self, nb, resources):
         from ..gradebook.scores import REVIEW_COMMENT
