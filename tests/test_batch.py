@@ -140,9 +140,13 @@ def _render(out, page_path):
         page.goto((out / page_path).as_uri())
         seen = page.evaluate(PROBE)
         page.screenshot(path=str(artifacts / (page_path.replace("/", "_") + ".png")), full_page=True)
+        page.set_viewport_size({"width": 420, "height": 900})                     # a phone
+        seen["phone"] = page.evaluate("() => document.documentElement.scrollWidth")
+        page.screenshot(path=str(artifacts / (page_path.replace("/", "_") + "-420.png")), full_page=True)
         chrome.close()
     assert errors == []
     assert seen["images"] == 0 and seen["svgs"] and all(w > 0 and h > 0 for _, w, h in seen["svgs"])
+    assert seen["phone"] <= 420, f"{page_path} is {seen['phone']} px wide at a phone's 420 px"
     return seen
 
 

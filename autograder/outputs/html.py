@@ -20,6 +20,7 @@ code{background:#f0f0f0;border-radius:3px;padding:0 .2rem;font-size:.92em}
 .tag{background:#fff3cd;border-radius:4px;padding:0 .3rem;font-family:monospace}pre{background:#f6f8fa;
 padding:.6rem;overflow:auto;max-height:24rem;white-space:pre-wrap}.review{background:#fde8e8;padding:.6rem}
 figure.chart{margin:1rem 0;overflow-x:auto}figure.chart svg{max-width:100%;height:auto}
+table{display:block;overflow-x:auto}td{overflow-wrap:break-word}h1,p,li{overflow-wrap:anywhere}
 """
 
 
@@ -30,6 +31,7 @@ def escape(text: object, quote: bool = True) -> str:
 
 def page(title: str, body: str) -> str:
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
             f"<h1>{escape(title)}</h1>\n{body}\n</body></html>\n")
 
