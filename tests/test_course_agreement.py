@@ -1,7 +1,8 @@
 """`grade` agrees with `nbgrader autograde` in the instructor's own course: honest work from the sample
 class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
 plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
-Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades."""
+Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades (in two
+courses, graded side by side)."""
 import hashlib
 
 import pytest
@@ -64,36 +65,62 @@ def _submit(course, student: str, cells: dict, timestamp: str | None) -> None:
     (folder / "submission_secret.txt").write_text(hashlib.sha256(student.encode()).hexdigest()[:32])  # as collected
 
 
-@pytest.fixture(scope="module")
-def both(tmp_path_factory):
-    course = make_class(tmp_path_factory.mktemp("agreement"), SAMPLE)
+def _autograded(tmp, sample: list[str], crafted: dict):
+    """A course of ``sample`` (sample-class students) and ``crafted`` ones, autograded by plain nbgrader and
+    exported: (course, nbgrader's totals)."""
+    course = make_class(tmp, sample)
     plain_nbgrader(course)              # nbgrader's own Execute: the hidden tests run in the student's kernel
     (course / "late.py").write_text(LATE_PLUGIN)
     with open(course / "nbgrader_config.py", "a") as f:
         f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
-    for student, (cells, timestamp) in CLASS.items():
+    for student, (cells, timestamp) in crafted.items():
         _submit(course, student, cells, timestamp)
     run_nbgrader(["db", "assignment", "add", A, f"--duedate={DUE}", "--log-level=WARN"], course, "db assignment add")
     run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
-    nbgrader_scores = autograde_and_export(course)
+    return course, autograde_and_export(course)
+
+
+# The class in two courses, each its own group of tests, so that pytest-xdist's workers autograde them side
+# by side (tests/conftest.py): nbgrader runs every notebook of every student, the suite's longest wait.
+CRAFTED = pytest.mark.xdist_group("agreement-crafted")
+SAMPLED = pytest.mark.xdist_group("agreement-sample")
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """The crafted class (stubs, helpers, late work, scratch cells), as nbgrader and grade leave it."""
+    course, nbgrader_scores = _autograded(tmp_path_factory.mktemp("agreement"), [], CLASS)
     kernel = (course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb").read_text()
     assert "grade_cell(" in kernel, "nbgrader must run the hidden tests here, not the hardened grader"
     (course.parent / "ex2-autograded-by-nbgrader.ipynb").write_text(kernel)     # grade writes autograded/ again
-    result = grade_batch(course=course, workers=2, progress=False)
-    return course, nbgrader_scores, result
+    return course, nbgrader_scores, grade_batch(course=course, workers=2, progress=False)
 
 
-def test_totals_agree_with_nbgrader_autograde(both):
-    course, nbgrader_scores, _ = both
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory):
+    """Honest work from the sample class, right and wrong, in a course of its own."""
+    course, nbgrader_scores = _autograded(tmp_path_factory.mktemp("agreement-sample"), SAMPLE, {})
+    return course, nbgrader_scores, grade_batch(course=course, workers=2, progress=False)
+
+
+EXPECTED_TOTALS = {"honest": 28.0, "stub-ex4-inline-softmax": 28.0, "stub-ex1-softmax-in-ex2": 20.0,
+                   "helper-only-in-ex4": 23.0,
+                   "scratch-after-grade-cells": 20.0,        # ex1 graded with its stub, ex4 before the scratch cell
+                   "late-two-hours": 28.0 - 4 * 2,           # two hours late: 2 points per notebook
+                   "no-scaling": 26.0, "mask-after-softmax": 24.0}
+
+
+@pytest.mark.parametrize("graded", [pytest.param("both", marks=CRAFTED), pytest.param("sampled", marks=SAMPLED)])
+def test_totals_agree_with_nbgrader_autograde(graded, request):
+    course, nbgrader_scores, _ = request.getfixturevalue(graded)
     ours = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}
     assert ours == nbgrader_scores
-    assert ours["honest"] == ours["stub-ex4-inline-softmax"] == 28.0
-    assert ours["stub-ex1-softmax-in-ex2"] == 20.0 and ours["helper-only-in-ex4"] == 23.0
-    assert ours["scratch-after-grade-cells"] == 20.0       # ex1 graded with its stub, ex4 before the scratch cell
-    assert ours["late-two-hours"] == 28.0 - 4 * 2                   # two hours late: 2 points per notebook
-    assert ours["no-scaling"] == 26.0 and ours["mask-after-softmax"] == 24.0
+    assert set(ours) == set(CLASS if graded == "both" else SAMPLE)
+    assert {s: t for s, t in ours.items() if s in EXPECTED_TOTALS} == \
+        {s: t for s, t in EXPECTED_TOTALS.items() if s in ours}
 
 
+@CRAFTED
 def test_late_submission_shown_everywhere(both):
     course, _, result = both
     row = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}["late-two-hours"]
@@ -106,8 +133,9 @@ def test_late_submission_shown_everywhere(both):
     assert "2 h after the due date" in (course / "grading" / "report.html").read_text()
 
 
-def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
-    course, _, _ = both
+@pytest.mark.parametrize("graded", [pytest.param("both", marks=CRAFTED), pytest.param("sampled", marks=SAMPLED)])
+def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(graded, request):
+    course, _, _ = request.getfixturevalue(graded)
     exported = {r["student_id"]: r for r in export_rows(course)}
     for row in read_csv(course / "grading" / "grades.csv"):
         theirs = exported[row["student_id"]]
@@ -115,6 +143,7 @@ def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
         assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
 
 
+@CRAFTED
 def test_the_explore_widget_draws_its_static_plot_under_nbgrader_autograde(both):
     """nbgrader runs every cell with allow_stdin=False: ex2's explore cell draws one static plot there, no
     widget and no error (see test_widget.py for nbval, the sandbox and a frontend)."""
