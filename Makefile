@@ -48,14 +48,13 @@ $(HUB_PROXY):
 	  npm install --silent --no-fund --no-audit --prefix .hub-proxy configurable-http-proxy@$(CHP_VERSION); \
 	else echo "note: npm is missing (apt-get install nodejs npm): the JupyterHub tests will skip"; fi
 
-# Three pytest workers (pytest-xdist) on 2 cores. --dist loadgroup: a test file's tests stay on one worker
-# (its module fixtures, a graded class or nbgrader's autograde, run once, and nbval keeps a notebook's cells
-# in one kernel), except the files tests/conftest.py lists in SPREAD, whose tests each build their own course
-# and run side by side; the longest start first. Much of the suite waits on subprocesses, servers and
-# sandboxed workers, so a third worker fills the cores.
+# Three pytest workers (pytest-xdist) on 2 cores, one test file each at a time (--dist loadfile): a file's
+# module fixtures (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one
+# kernel. Much of the suite waits on subprocesses, servers
+# and sandboxed workers, so a third worker fills the cores.
 TEST_WORKERS ?= 3
 test: $(VENV)/.dev-installed browser postgres hub-proxy
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --nbval-lax --nbval-current-env tests source/ch04_attention
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed

@@ -38,31 +38,13 @@ def postgres():
 EXERCISE_MARKERS = {"ex1": "ex1_attention", "ex2": "ex2_causal", "ex3": "ex3_memory", "ex4": "ex4_cross"}
 
 
-# How `make test` shares the tests among pytest-xdist's workers (--dist loadgroup): a file's tests stay
-# together (its module fixtures run once; nbval keeps a notebook's cells in one kernel), except in the files
-# below, whose tests each build their own course and so run side by side; a test may also name its own group
-# (xdist_group). The longest run first (seconds on an idle 2-core machine, roughly), so that none starts last.
-SPREAD = {"test_course_exchange.py", "test_dask_faults.py", "test_benchmarks.py", "test_gradebook_kill.py",
-          "test_gradebook_postgres.py", "test_regrade.py", "test_lateness.py", "test_error_paths.py",
-          "test_stop_writing.py", "test_course_agreement.py"}
-LONGEST_FIRST = ["test_course_agreement.py", "test_jupyterhub.py", "test_course_exchange.py",
-                 "test_nbgrader_doors.py", "test_wheel_install.py", "test_dask_faults.py", "test_watch_exchange.py",
-                 "test_faults.py", "test_benchmarks.py", "test_adversarial.py", "test_visible_tests.py",
-                 "test_gradebook_kill.py", "test_gradebook_postgres.py", "test_regrade.py"]
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     """A test whose id names an exercise (a notebook, grade id or fixture) carries that exercise's
-    marker, so `pytest -m ex2_causal` runs everything about exercise 2. Groups for the workers (above)."""
+    marker, so `pytest -m ex2_causal` runs everything about exercise 2."""
     for item in items:
         for prefix, marker in EXERCISE_MARKERS.items():
             if prefix in item.nodeid or _fixture_exercise(item) == prefix:
                 item.add_marker(getattr(pytest.mark, marker))
-        if not item.get_closest_marker("xdist_group") and item.path.name not in SPREAD:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))       # stable: a file keeps its order
 
 
 def _fixture_exercise(item) -> str | None:

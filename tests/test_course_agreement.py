@@ -2,7 +2,7 @@
 class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
 plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
 Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades (in two
-courses, graded side by side)."""
+courses, graded side by side: the sample-class work is in tests/test_course_agreement_sample.py)."""
 import hashlib
 
 import pytest
@@ -80,12 +80,6 @@ def _autograded(tmp, sample: list[str], crafted: dict):
     return course, autograde_and_export(course)
 
 
-# The class in two courses, each its own group of tests, so that pytest-xdist's workers autograde them side
-# by side (tests/conftest.py): nbgrader runs every notebook of every student, the suite's longest wait.
-CRAFTED = pytest.mark.xdist_group("agreement-crafted")
-SAMPLED = pytest.mark.xdist_group("agreement-sample")
-
-
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     """The crafted class (stubs, helpers, late work, scratch cells), as nbgrader and grade leave it."""
@@ -96,13 +90,6 @@ def both(tmp_path_factory):
     return course, nbgrader_scores, grade_batch(course=course, workers=2, progress=False)
 
 
-@pytest.fixture(scope="module")
-def sampled(tmp_path_factory):
-    """Honest work from the sample class, right and wrong, in a course of its own."""
-    course, nbgrader_scores = _autograded(tmp_path_factory.mktemp("agreement-sample"), SAMPLE, {})
-    return course, nbgrader_scores, grade_batch(course=course, workers=2, progress=False)
-
-
 EXPECTED_TOTALS = {"honest": 28.0, "stub-ex4-inline-softmax": 28.0, "stub-ex1-softmax-in-ex2": 20.0,
                    "helper-only-in-ex4": 23.0,
                    "scratch-after-grade-cells": 20.0,        # ex1 graded with its stub, ex4 before the scratch cell
@@ -110,17 +97,28 @@ EXPECTED_TOTALS = {"honest": 28.0, "stub-ex4-inline-softmax": 28.0, "stub-ex1-so
                    "no-scaling": 26.0, "mask-after-softmax": 24.0}
 
 
-@pytest.mark.parametrize("graded", [pytest.param("both", marks=CRAFTED), pytest.param("sampled", marks=SAMPLED)])
-def test_totals_agree_with_nbgrader_autograde(graded, request):
-    course, nbgrader_scores, _ = request.getfixturevalue(graded)
+def totals_agree(graded, students) -> None:
+    """grade's totals equal nbgrader's, for exactly ``students``, and the known ones are as expected."""
+    course, nbgrader_scores, _ = graded
     ours = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}
     assert ours == nbgrader_scores
-    assert set(ours) == set(CLASS if graded == "both" else SAMPLE)
+    assert set(ours) == set(students)
     assert {s: t for s, t in ours.items() if s in EXPECTED_TOTALS} == \
         {s: t for s, t in EXPECTED_TOTALS.items() if s in ours}
 
 
-@CRAFTED
+def export_equals_grades_csv(course) -> None:
+    exported = {r["student_id"]: r for r in export_rows(course)}
+    for row in read_csv(course / "grading" / "grades.csv"):
+        theirs = exported[row["student_id"]]
+        assert float(theirs["score"]) == float(row["total"]), row["student_id"]
+        assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
+
+
+def test_totals_agree_with_nbgrader_autograde(both):
+    totals_agree(both, CLASS)
+
+
 def test_late_submission_shown_everywhere(both):
     course, _, result = both
     row = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}["late-two-hours"]
@@ -133,17 +131,10 @@ def test_late_submission_shown_everywhere(both):
     assert "2 h after the due date" in (course / "grading" / "report.html").read_text()
 
 
-@pytest.mark.parametrize("graded", [pytest.param("both", marks=CRAFTED), pytest.param("sampled", marks=SAMPLED)])
-def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(graded, request):
-    course, _, _ = request.getfixturevalue(graded)
-    exported = {r["student_id"]: r for r in export_rows(course)}
-    for row in read_csv(course / "grading" / "grades.csv"):
-        theirs = exported[row["student_id"]]
-        assert float(theirs["score"]) == float(row["total"]), row["student_id"]
-        assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
+def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
+    export_equals_grades_csv(both[0])
 
 
-@CRAFTED
 def test_the_explore_widget_draws_its_static_plot_under_nbgrader_autograde(both):
     """nbgrader runs every cell with allow_stdin=False: ex2's explore cell draws one static plot there, no
     widget and no error (see test_widget.py for nbval, the sandbox and a frontend)."""

@@ -155,11 +155,11 @@ def test_a_huge_code_cell_is_not_run_and_the_rest_of_the_notebook_is_graded(cour
     before = intake_submission(path.parent, read_course(mine, A), "correct-1")
     honest = [c for c in before.cells if c.notebook == NB]
     nb["cells"].insert(1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                           "source": "x = 1\n" * 350_000})                  # 2.1 MB of code
+                           "source": "x = 1\n" * 700_000})                  # 4.2 MB of code
     path.write_text(json.dumps(nb))
     got = intake_submission(path.parent, read_course(mine, A), "correct-1")
     [line] = [p for p in got.problems if "characters of code" in p]
-    assert "cell 2 holds 2,100,000 characters of code, past the notebook's limit" in line and "not run" in line
+    assert "cell 2 holds 4,200,000 characters of code, past the notebook's limit" in line and "not run" in line
     kept = [c for c in got.cells if c.notebook == NB]
     assert [c.source for c in kept if c.source] == [c.source for c in honest]         # the rest, as before
     assert [g.grade_id for g in got.grade_cells] == [g.grade_id for g in before.grade_cells]

@@ -17,9 +17,9 @@ from .model import Intake
 MAX_CELLS = 5_000
 MAX_TEXT_CHARS = 1 << 20            # of a markdown or raw cell kept (a real one holds a few thousand); the rest
                                     # is dropped as soon as it is read, never copied through the comparisons
-MAX_CODE_CHARS = 1 << 20            # of code taken from one notebook (a real one holds a few thousand): a cell
+MAX_CODE_CHARS = 4 << 20            # of code taken from one notebook (a real one holds a few thousand): a cell
                                     # that would take it past this is not run, so no comparison, line count,
-                                    # autograded notebook or worker ever handles more (a 40 MB cell cost minutes)
+                                    # autograded notebook or worker ever handles more (a 40 MB cell cost minutes; 4 MiB keeps a cell of megabytes running, tests/test_big_cell.py)
 MAX_POINTS = 1_000_000
 MAX_GRADE_ID = 200
 _FLAGS = ("grade", "solution", "locked")
