@@ -11,6 +11,7 @@ Needs root (useradd, a Hub that starts servers as other users); skips and says s
 """
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -195,7 +196,15 @@ def watch_pids(site_, accounts) -> list[int]:
     """The service's own process (not its fork server or workers): the instructor's `autograder watch`."""
     from hub_accounts import processes_of
     from run_tree import cmdline
-    return [pid for pid in processes_of({accounts.uid(site_.instructor)}) if "-m autograder watch" in cmdline(pid)]
+    pids = [pid for pid in processes_of({accounts.uid(site_.instructor)}) if "-m autograder watch" in cmdline(pid)]
+    return [pid for pid in pids if _parent(pid) not in pids]          # not the child it grades in (its fork)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def test_the_hub_restarts_the_watch_service_when_it_dies(site, pages):

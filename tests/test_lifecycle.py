@@ -278,3 +278,22 @@ def test_a_second_watch_is_told_it_is_a_watch_that_holds_the_folder(tmp_path):
     with RunLock(tmp_path / "lock2", "the output folder"):
         with pytest.raises(RunLocked, match=r"^another grading run \(pid"):
             RunLock(tmp_path / "lock2", "the output folder").acquire()
+
+
+def test_a_stop_that_arrives_while_a_class_is_made_is_still_the_stop():
+    """Ctrl-C during a deferred import of a dataclass reached the CLI as RuntimeError ('Error calling
+    __set_name__'), so grade said 'error:' and ended 1 instead of 130 (Python 3.11 wraps it)."""
+    import signal as signals
+    from autograder.__main__ import _stop_within
+    from autograder.lifecycle import Stop
+
+    class Field:
+        def __set_name__(self, owner, name):
+            raise Stop(signals.SIGINT)
+
+    try:
+        type("Lateness", (), {"penalties": Field()})
+    except BaseException as exc:          # noqa: BLE001 - RuntimeError on 3.11, the Stop itself later
+        caught = exc
+    assert _stop_within(caught, Stop).signum == signals.SIGINT
+    assert _stop_within(RuntimeError("a real error"), Stop) is None
