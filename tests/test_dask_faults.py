@@ -37,8 +37,8 @@ class Cluster:
         self.env = {**os.environ, **(env or {})}
         self.groups = [self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
                                     "--no-dashboard", "--scheduler-file", str(self.file)])]
-        _wait(self.file.exists, 60)
-        self.address = json.loads(self.file.read_text())["address"]
+        assert _wait(lambda: _scheduler_address(self.file) is not None, 60), "the scheduler never wrote its file"
+        self.address = _scheduler_address(self.file)
         for _ in range(workers):
             self.groups.append(self._start([DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
                                             "--host", "127.0.0.1", "--no-dashboard", "--nworkers", "1"]))
@@ -66,6 +66,14 @@ class Cluster:
         for proc in self.groups:
             _end_group(proc.pid)
             proc.wait(timeout=30)
+
+
+def _scheduler_address(file: Path) -> str | None:
+    """The address in the scheduler's file, once it is whole (dask writes it in place: it may be empty)."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def _end_group(pgid: int) -> None:

@@ -47,7 +47,12 @@ def whole(url: str, course) -> dict:
 
 
 def _kill(run: subprocess.Popen) -> None:
-    os.killpg(run.pid, signal.SIGKILL)
+    """SIGKILL to the run's group; a run that ended before its moment came (a --resume with little left to
+    grade, which the wait allows) has nothing left to kill."""
+    try:
+        os.killpg(run.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
     run.wait()
 
 
