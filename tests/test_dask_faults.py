@@ -35,8 +35,16 @@ class Cluster:
     def __init__(self, tmp: Path, env: dict | None = None, workers: int = 2):
         self.file = tmp / "scheduler.json"
         self.env = {**os.environ, **(env or {})}
-        self.groups = [self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                    "--no-dashboard", "--scheduler-file", str(self.file)])]
+        self.groups, self.client = [], None
+        try:
+            self._begin(tmp, workers)
+        except BaseException:
+            self.close()                     # a cluster that could not start leaves no process behind
+            raise
+
+    def _begin(self, tmp: Path, workers: int) -> None:
+        self.groups.append(self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                        "--no-dashboard", "--scheduler-file", str(self.file)]))
         assert _wait(lambda: _scheduler_address(self.file) is not None, 60), "the scheduler never wrote its file"
         self.address = _scheduler_address(self.file)
         for _ in range(workers):
@@ -60,7 +68,8 @@ class Cluster:
 
     def close(self):
         try:
-            self.client.close(timeout=5)
+            if self.client is not None:
+                self.client.close(timeout=5)
         except Exception:  # noqa: BLE001 - the scheduler may be gone already
             pass
         for proc in self.groups:
