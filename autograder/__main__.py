@@ -40,10 +40,6 @@ def _grade(args) -> int:
                        f"{_resume(args, lost.out)}"), file=sys.stderr)
         return 1
     except (OutputError, ValueError, RuntimeError) as exc:
-        stop = _stop_within(exc, Stop)
-        if stop is not None:                  # a stop that arrived inside an import (a class body wraps it)
-            print(terminal(_stopped(args, stop)), file=sys.stderr)
-            return stop.exit_code
         return _error(exc)
     for note in result.notes:
         print(one_line(f"note: {note}"), file=sys.stderr)
@@ -64,18 +60,6 @@ def _grade(args) -> int:
     for line in result.errors:
         print(one_line(f"error: {line}"), file=sys.stderr)
     return 1 if result.errors else 0
-
-
-def _stop_within(exc: BaseException, kind: type) -> BaseException | None:
-    """The stop ``exc`` was raised from, if any: Python wraps an exception raised while a class is made
-    (a dataclass field's __set_name__, during a deferred import) in RuntimeError."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, kind):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
 
 
 def _error(exc: Exception) -> int:

@@ -74,9 +74,26 @@ def stop_on_signals():
     _Guard.pending, _Guard.raised = None, False
     try:
         yield
+    except Exception as exc:
+        stop = stop_within(exc)
+        if stop is None:
+            raise
+        raise stop from exc        # a stop wrapped on its way (Python 3.11: RuntimeError from a class body)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+def stop_within(exc: BaseException) -> "Stop | None":
+    """The Stop ``exc`` was raised from, if any: Python 3.11 wraps an exception raised while a class is
+    made (a dataclass field's __set_name__, during a deferred import) in RuntimeError."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Stop):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 @contextmanager
