@@ -146,8 +146,18 @@ def _writing_outputs(out):
     return lambda: (out / "grades.csv").exists()
 
 
+def _host_free(graded: dict[str, dict]) -> dict[str, dict]:
+    """Records without the one detail the host may change between two runs: which closed folders the
+    sandbox covered to reach Python (the Hub test opens /root for its accounts while it runs)."""
+    for record in graded.values():
+        status = record.get("sandbox", {})
+        if "python for any uid" in status:
+            status["python for any uid"] = status["python for any uid"].split(" (")[0]
+    return graded
+
+
 def _assert_same_as_clean_run(out, course, reference):
-    assert records(out) == records(reference)
+    assert _host_free(records(out)) == _host_free(records(reference))
     assert (out / "grades.csv").read_text() == (reference / "grades.csv").read_text()
     assert export_gradebook(course, gradebook_in(out)) == export_gradebook(course, gradebook_in(reference))
     import sqlite3

@@ -62,6 +62,14 @@ def test_a_count_beyond_int64_or_any_float_is_a_wrong_answer_not_an_internal_err
     assert len(checks) == 2 and not any(c.passed or c.message == INTERNAL for c in checks), checks
 
 
+@pytest.mark.parametrize("empty", [np.array([]), np.zeros((0, 4)), np.zeros((3, 0))], ids=["0", "0x4", "3x0"])
+def test_empty_weights_are_a_wrong_answer_not_an_internal_error(empty):
+    """Found by the fuzzer above: the NaN scan reshaped an empty array to (0, -1), which numpy refuses."""
+    rec = autograder.grade_namespace({"scaled_dot_product_attention": lambda Q, K, V: (0, empty)}, "s")
+    checks = [c for c in rec.checks if c.grade_id == "ex1_attention"]
+    assert checks and not any(c.passed or c.message == INTERNAL for c in checks), checks
+
+
 def test_exception_message_reaches_student():
     rec = autograder.grade_namespace({"softmax": _make("raise", ValueError)}, "s")
     msgs = [c.message for c in rec.checks if c.grade_id == "ex1_softmax"]

@@ -19,6 +19,8 @@ def nan_rows(value) -> np.ndarray | None:
         return None
     if arr.ndim == 0:
         return np.flatnonzero([np.isnan(arr)])
+    if arr.size == 0:                       # an empty array holds no NaN (reshape(0, -1) is undefined)
+        return np.flatnonzero(np.zeros(len(arr), dtype=bool))
     return np.flatnonzero(np.isnan(arr).reshape(len(arr), -1).any(axis=1))
 
 
