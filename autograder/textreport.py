@@ -29,7 +29,7 @@ def check_table(record, by_person: dict[str, float] | None = None) -> str:
     rows.append(f"total {record.total}/{record.max_total}" + ("  (needs review)" if record.needs_review else ""))
     for cat, v in record.categories.items():
         rows.append(f"  {one_line(cat):<12} {v.earned}/{v.max}")
-    rows += [f"! {one_line(line)}" for line in (*record.integrity, *record.review)]
+    rows += [f"! {one_line(line)}" for line in record.for_instructor]
     rows += [f"  note: {one_line(line)}" for line in record.notes]
     rows += _by_person(record, by_person or {})
     return "\n".join(rows)

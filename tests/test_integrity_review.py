@@ -49,7 +49,12 @@ def test_a_suspicion_is_the_instructors_until_a_person_tells_the_student(tmp_pat
     grade_batch(course=course, assignment=A, workers=1, progress=False)
     rows = {r["student_id"]: r for r in read_csv(course / "grading/grades.csv")}
     assert rows["twin-a"]["needs_review"] == rows["twin-b"]["needs_review"] == "true"
-    assert SUSPICION in (course / "grading/report.html").read_text()
+    report = (course / "grading/report.html").read_text()
+    assert SUSPICION not in report                            # each copy once, by the line naming the classmate:
+    why = report.split("Students needing review")[1].split("</table>")[0].split("<tr>")[2:]
+    assert len(why) == 3 and [row.count("ex2_causal_mask.ipynb") for row in why] == [0, 1, 1], why   # no-scaling,
+    assert all(row.count(f"{nb}.ipynb") <= 1 for row in why for nb in ("ex1_attention", "ex4_cross_attention"))  # twins
+    assert "the same notebook as classmate(s) &#x27;twin-b&#x27;" in why[1]     # (twin-a's row)
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:          # what formgrader shows beside the cells
         comments = [c.auto_comment or "" for nb in gb.find_submission(A, "twin-a").notebooks for c in nb.comments]

@@ -62,7 +62,7 @@ def test_failure_rates_are_sorted_and_labelled_in_percent():
                       [_check("ex4_cross", "shapes", 1, True)])]
     rates, clean = failure_rates(records)
     assert [r for _, r in rates] == sorted((r for _, r in rates), reverse=True) and clean == 1
-    assert rates[0] == ("ex2_causal: no_future_leakage", 100.0)
+    assert rates[0] == ("causal attention: no position sees its future", 100.0)
     html = report_html(records, "ch04_attention")
     labels = re.findall(r">(\d+)%</text>", html)
     assert labels == ["100", "100", "67", "67"]
@@ -176,6 +176,38 @@ def test_what_the_grader_suspects_reaches_the_instructor_never_the_student():
     report = report_html([record], "ch04_attention")
     assert "zed-the-twin" in report and "the same notebook as a classmate" in report
     assert "the same notebook as a classmate" in check_table(record)          # `check`, the instructor's terminal
+
+
+def test_the_report_names_each_copied_notebook_once_and_each_check_in_words():
+    """A copy was listed twice in a twin's row (the sentence a student may read one day, then the line naming
+    the classmate), and the charts labelled checks with rubric ids (weights_and_output_match)."""
+    import xml.etree.ElementTree as ET
+    from autograder.grading.rubric import RUBRIC
+    from autograder.intake.model import Intake
+    from autograder.outputs import svg
+    from autograder.textreport import check_table
+    twins = []
+    for me, other in (("ann", "bob"), ("bob", "ann")):
+        intake = Intake()
+        for nb in ("ex1_attention", "ex2_causal_mask"):         # as intake.integrity.twin_event words the pair
+            intake.damage(f"Integrity: {nb}.ipynb is the same notebook as a classmate's; both must be reviewed.",
+                          f"{nb}.ipynb: the same notebook as classmate(s) '{other}'.", suspicion=True)
+        twins.append(Record(me, [_check("ex1_attention", "weights_and_output_match", 2, False, "off")],
+                            needs_review=True, integrity=intake.problems, review=intake.private,
+                            named=intake.named, suspicions=intake.suspicions))
+    html = report_html(twins, "ch04_attention")
+    rows = re.findall(r"<tr><td><a[^>]*>(\w+)</a></td><td>[^<]*</td><td>(.*?)</td></tr>", html)
+    assert [s for s, _ in rows] == ["ann", "bob"]
+    for student, why in rows:
+        assert why.count("ex1_attention.ipynb") == why.count("ex2_causal_mask.ipynb") == 1, why
+    assert check_table(twins[0]).count("ex1_attention.ipynb") == 1          # `check`'s terminal too
+    chart = ET.fromstring("<svg" + html.split("<svg")[2].split("</svg>")[0] + "</svg>")
+    labels = [t.text for t in chart.iter("{http://www.w3.org/2000/svg}text")]
+    assert "attention: weights and output are right" in labels and not any("_" in t for t in labels)
+    assert all(item.title for items in RUBRIC.values() for item in items)            # every check has words
+    longest = max((i.title for items in RUBRIC.values() for i in items), key=len)
+    left = float(ET.fromstring(svg.bars([longest], [50.0], "t", "x")).find("{http://www.w3.org/2000/svg}rect").get("x"))
+    assert left >= svg.LABEL_PX * len(longest)                                 # the longest title fits its margin
 
 
 def test_a_review_a_person_finished_leaves_no_trace_on_the_students_pages():

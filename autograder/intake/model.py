@@ -27,6 +27,8 @@ class Intake:
     problems: list[str] = field(default_factory=list)     # damage and integrity events (need review)
     notes: list[str] = field(default_factory=list)        # worth telling the student, not a problem
     private: list[str] = field(default_factory=list)      # the instructor's eyes only: which classmates
+    named: dict[str, str] = field(default_factory=dict)   # a problem -> its private detail, which the
+                                                          # instructor reads in its place (it names more)
     suspicions: list[str] = field(default_factory=list)   # problems that accuse (a copy, a link, tampering):
                                                           # the instructor's until a person tells the student
     files: dict[str, str] = field(default_factory=dict)   # notebook -> the file it was read from
@@ -52,6 +54,7 @@ class Intake:
             self.suspicions.append(message)
         if private:
             self.private.append(private)
+            self.named[message] = private
         self.needs_review = True
 
     def note(self, message: str) -> None:

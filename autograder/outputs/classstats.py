@@ -4,17 +4,19 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..grading.rubric import check_title
+
 NOT_GRADED = "Not graded"
 STUB = "NotImplementedError"
 
 
 def failure_rates(records) -> tuple[list[tuple[str, float]], int]:
-    """(``grade_id: check``, % of students failing) for every check someone failed, highest first
-    (rubric order among equals), and how many checks every student passed."""
+    """(the check's title in the rubric, % of students failing) for every check someone failed, highest
+    first (rubric order among equals), and how many checks every student passed."""
     order = list(dict.fromkeys((c.grade_id, c.check) for r in records for c in r.checks))
     fails = Counter((c.grade_id, c.check) for r in records for c in r.checks if not c.passed)
     failed = sorted((k for k in order if fails[k]), key=lambda k: -fails[k])
-    rates = [(f"{g}: {c}", 100 * fails[(g, c)] / len(records)) for g, c in failed]
+    rates = [(check_title(g, c), 100 * fails[(g, c)] / len(records)) for g, c in failed]
     return rates, len(order) - len(failed)
 
 

@@ -7,6 +7,7 @@ from statistics import mean, median
 from urllib.parse import quote
 
 from ..gradebook.lateness import Lateness, score
+from ..grading.rubric import check_title
 from ..inert import told_apart
 from ..records import Record, atomic_write
 from . import svg
@@ -47,7 +48,7 @@ def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
     if not found:
         return head + ["<p>None: every failure was diagnosed, unfinished or is under review.</p>"]
     return head + [table(["check", "students", "one of their messages"], (
-        [escape(f"{u.grade_id}: {u.check}"), ", ".join(_link(s, names) for s in u.students), message(u.example)]
+        [escape(check_title(u.grade_id, u.check)), ", ".join(_link(s, names) for s in u.students), message(u.example)]
         for u in found))]
 
 
@@ -55,7 +56,7 @@ def _review(records: list[Record], late: dict[str, Lateness], names: dict[str, s
     review = [r for r in records if r.needs_review]
     rows = ([_link(r.student_id, names), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
              ("<strong>graded by hand</strong><br>" if r.reviewed else "") +
-             "<br>".join(escape(p) for p in (*r.integrity, *r.review))] for r in review)
+             "<br>".join(escape(p) for p in r.for_instructor)] for r in review)
     return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
 
 

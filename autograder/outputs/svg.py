@@ -16,6 +16,7 @@ _VIRIDIS = [(68, 1, 84), (71, 44, 122), (59, 81, 139), (44, 113, 142), (33, 144,
 NAN_COLOR = "#bbbbbb"
 BAR = "#c0504d"
 HIST = "#3b6ea8"
+LABEL_PX = 6.5          # the widest a character of an 11 px sans-serif label runs, on average (for margins)
 
 
 def number(v) -> float:
@@ -130,7 +131,9 @@ def bars(labels, values, title: str, xlabel: str, unit: str = "", top: float | N
     bar is ``top`` (default: the largest value)."""
     labels, values = list(labels), list(values)
     top = top or max(values, default=0) or 1
-    row, left, w = 18, 260, 660
+    row = 18
+    left = min(max(LABEL_PX * max((len(str(s)) for s in labels), default=0) + 12, 120), 480)   # room for the labels
+    w = left + 400
     h = 50 + row * len(labels)
     body = [_text(w / 2, 16, title, "middle", 13, "bold")]
     for i, (label, v) in enumerate(zip(labels, values)):

@@ -67,6 +67,8 @@ class Record:
     needs_review: bool = False
     integrity: tuple[str, ...] = ()
     review: tuple[str, ...] = ()          # the instructor's eyes only (classmates' names): never in feedback
+    named: dict = field(default_factory=dict)     # a problem in integrity -> the review line that says it
+                                                  # naming the classmate (the instructor reads it instead)
     suspicions: tuple[str, ...] = ()      # the problems that accuse (a copy, a link, tampering): never on a
                                           # student's page; a person tells the student (a formgrader comment)
     notes: tuple[str, ...] = ()
@@ -172,6 +174,13 @@ class Record:
             return []
         reasons = self.review_reasons(notebook) if notebook else self.integrity
         return [r for r in reasons if r not in self.suspicions]
+
+    @property
+    def for_instructor(self) -> list[str]:
+        """Every problem once, as the instructor reads it: where a review line names the classmate of a problem,
+        that line in its place (the pair is one copy, not two)."""
+        instead = set(self.named.values())
+        return [*(self.named.get(p, p) for p in self.integrity), *(r for r in self.review if r not in instead)]
 
     @property
     def diagnoses(self) -> list[str]:

@@ -76,7 +76,7 @@ def grade_job(job: Job, server: ForkServer) -> Record:
     record = Record(job.student, scaled([c for g in graded for c in g.checks], view.cell_points),
                     assignment=job.assignment, fingerprint=fingerprint_of(view.grade_cells),
                     needs_review=intake.needs_review or bool(events),
-                    integrity=intake.problems + events, review=intake.private, suspicions=intake.suspicions,
+                    integrity=intake.problems + events, review=intake.private, named=intake.named, suspicions=intake.suspicions,
                     flags=_flags(intake, dict(zip(notebooks, graded))),
                     notes=intake.notes + [n for g in graded for n in g.notes],
                     output="\n".join(g.output for g in graded if g.output),
