@@ -69,3 +69,44 @@ def test_an_answer_reads_back_as_it_was_written():
         assert Answer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
     assert "manual" not in lateness_only.to_dict() and lateness_only.manual is None      # said nothing of it
     assert Answer.from_dict({"manual": {}, "comments": [["a", "b"]]}).comments == ()      # a comment needs 3 parts
+
+
+# --- intake's integrity events ------------------------------------------------------------------
+from pathlib import Path  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+from autograder.intake import integrity, submission  # noqa: E402
+from autograder.intake.files import Link  # noqa: E402
+from autograder.intake.model import Intake, IntegrityEvent  # noqa: E402
+from autograder.intake.names import Found  # noqa: E402
+from autograder.intake.take import Taken  # noqa: E402
+
+
+def test_an_integrity_event_lands_in_the_intake_as_its_fields_say():
+    intake = Intake()
+    intake.flag(IntegrityEvent("copied", "from bob", withholds=True))
+    intake.flag(IntegrityEvent("odd", suspicion=False))
+    assert intake.problems == ["copied", "odd"] and intake.suspicions == ["copied"]      # only a suspicion accuses
+    assert intake.private == ["from bob"] and intake.needs_review                        # no detail: nothing private
+
+
+@pytest.mark.parametrize("withholds", [True, False])
+def test_whether_a_copied_notebook_is_graded_is_the_events_withholds(monkeypatch, withholds):
+    event = IntegrityEvent("Integrity: a hard link", "classmate bob", withholds=withholds)
+    monkeypatch.setattr(submission, "copy_event", lambda st, what, ctx: event)
+    intake = Intake()
+    assert submission._readable(Found("ex1", "ex1.ipynb"), Taken(b"{}", object()), None, intake) is not withholds
+    assert intake.suspicions == [event.message] and intake.private == [event.private]
+
+
+def test_each_integrity_check_returns_one_event_type(tmp_path):
+    notebooks = SimpleNamespace(source_digests={"d1": "ex1"}, instructor_files={(1, 2)})
+    ctx = integrity.Context(tmp_path, "a", "kim", notebooks)
+    classmate = Link(tmp_path / "submitted" / "kim" / "a", "ex1.ipynb", "../../bob/a/ex1.ipynb")
+    elsewhere = Link(tmp_path / "submitted" / "kim" / "a", "ex1.ipynb", "/etc/passwd")
+    events = [integrity.link_event(classmate, "ex1.ipynb", ctx), integrity.link_event(elsewhere, "ex1.ipynb", ctx),
+              integrity.source_event("d1", "ex1.ipynb", ctx),
+              integrity.copy_event(SimpleNamespace(st_dev=1, st_ino=2, st_nlink=1), "ex1.ipynb", ctx)]
+    assert all(type(e) is IntegrityEvent and e.withholds and e.suspicion for e in events)
+    assert events[0].private == "ex1.ipynb links to classmate 'bob''s submission." and not events[1].private
+    assert integrity.source_event("d2", "ex1.ipynb", ctx) is None

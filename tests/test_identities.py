@@ -210,7 +210,8 @@ def _note_surfaces(tmp_path, monkeypatch, classmate: str) -> dict[str, str]:
     (course / "submitted" / classmate / "a").mkdir(parents=True, exist_ok=True)
     (course / "submitted" / "kim" / "a").mkdir(parents=True, exist_ok=True)
     link = Link(course / "submitted" / "kim" / "a", "ex1.ipynb", f"../../{classmate}/a/ex1.ipynb")
-    told, private = link_event(link, "ex1.ipynb", Context(course, "a", "kim", None))
+    event = link_event(link, "ex1.ipynb", Context(course, "a", "kim", None))
+    told, private = event.message, event.private
     record = replace(failed_record("kim", told), review=(private,))
     delivery = [f"{shown('kim')}: {deliverable({'kim': b'x', classmate: b'x'})['kim']}"]
     monkeypatch.setattr(inbound, "account_uid", lambda name: 4242 if name == "kim" else None)

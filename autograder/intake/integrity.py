@@ -19,7 +19,7 @@ from pathlib import Path
 from ..inert import shown
 from .expected import CourseNotebooks
 from .files import MAX_NOTEBOOK_BYTES, Budget, Link, listing, open_folder
-from .model import Refused
+from .model import IntegrityEvent, Refused
 from .parse import digest_of
 from .secret import SECRET, class_secrets, is_link, sharers
 from .take import names_in, take, wanted
@@ -61,51 +61,52 @@ def classmate_of(path: Path, ctx: Context) -> str | None:
     return parts[0] if parts and parts[0] != ctx.student else None
 
 
-def link_event(link: Link, what: str, ctx: Context) -> tuple[str, str]:
-    """(message, the instructor's detail) for a link found where ``what`` should be."""
+def link_event(link: Link, what: str, ctx: Context) -> IntegrityEvent:
+    """A link found where ``what`` should be: links are not followed, so it is not graded."""
     owner, other = owner_of(link.points_to, ctx), classmate_of(link.points_to, ctx)
     private = f"{what} links to classmate {shown(other)}'s submission." if other else ""
     if owner:
         target = "" if other else f" ({shown(link.target)})"            # a classmate's path names them
-        return (f"Integrity: {what} is a link to {owner}{target}. Links are not followed; it was not graded "
-                "and must be reviewed."), private
-    return (f"{what} is a link (to {shown(link.target)}), not a file; links are not followed, so it was not "
-            "graded. Submit the notebook itself."), ""
+        return IntegrityEvent(f"Integrity: {what} is a link to {owner}{target}. Links are not followed; it was "
+                              "not graded and must be reviewed.", private, withholds=True)
+    return IntegrityEvent(f"{what} is a link (to {shown(link.target)}), not a file; links are not followed, so it "
+                          "was not graded. Submit the notebook itself.", withholds=True)
 
 
-def copy_event(st: os.stat_result, what: str, ctx: Context) -> tuple[str, bool, str] | None:
-    """(message, withhold, the instructor's detail) when the file is the instructor's or a classmate's
-    (the same file: a hard link); withhold means not graded."""
+def copy_event(st: os.stat_result, what: str, ctx: Context) -> IntegrityEvent | None:
+    """When the file is the instructor's (not graded) or a classmate's (graded; the same file: a hard link)."""
     if (st.st_dev, st.st_ino) in ctx.notebooks.instructor_files:
-        return f"Integrity: {what} is a hard link to the instructor's own notebook; it was not graded.", True, ""
+        return IntegrityEvent(f"Integrity: {what} is a hard link to the instructor's own notebook; it was not "
+                              "graded.", withholds=True)
     if st.st_nlink > 1:
         other = _hard_linked_classmate(st, ctx)
         if other:
-            return (f"Integrity: {what} is the same file (a hard link) as a classmate's notebook; it was "
-                    "graded, but both must be reviewed.", False, f"{what}: hard link with classmate {shown(other)}.")
+            return IntegrityEvent(f"Integrity: {what} is the same file (a hard link) as a classmate's notebook; "
+                                  "it was graded, but both must be reviewed.",
+                                  f"{what}: hard link with classmate {shown(other)}.")
     return None
 
 
-def source_event(digest: str, what: str, ctx: Context) -> str | None:
-    """The message when the notebook's content (``parse.digest``) is a source notebook's: not graded."""
+def source_event(digest: str, what: str, ctx: Context) -> IntegrityEvent | None:
+    """When the notebook's content (``parse.digest``) is a source notebook's: not graded."""
     source = ctx.notebooks.source_digests.get(digest)
     if source is None:
         return None
-    return (f"Integrity: {what} is an exact copy of the instructor's source notebook {source}.ipynb (with the "
-            "solutions; re-encoding it changes nothing); it was not graded.")
+    return IntegrityEvent(f"Integrity: {what} is an exact copy of the instructor's source notebook {source}.ipynb "
+                          "(with the solutions; re-encoding it changes nothing); it was not graded.", withholds=True)
 
 
-def twin_event(digest: str, what: str, ctx: Context) -> tuple[str, str] | None:
-    """(message, the instructor's detail) when classmates submitted a notebook with this content
+def twin_event(digest: str, what: str, ctx: Context) -> IntegrityEvent | None:
+    """When classmates submitted a notebook with this content (graded, flagged on both)
     (``parse.digest``, whatever the encoding). Call it only for a notebook with work in it: two students
     who saved an untouched notebook in the same Jupyter may well have identical files."""
     twins = _identical_classmates(digest, ctx)
     if not twins:
         return None
     more = f" and {len(twins) - 3} more" if len(twins) > 3 else ""
-    return (f"Integrity: {what} is the same notebook as a classmate's (identical content, whatever its "
-            "encoding); it was graded, but both must be reviewed.",
-            f"{what}: the same notebook as classmate(s) {', '.join(shown(t) for t in twins[:3])}{more}.")
+    return IntegrityEvent(f"Integrity: {what} is the same notebook as a classmate's (identical content, whatever "
+                          "its encoding); it was graded, but both must be reviewed.",
+                          f"{what}: the same notebook as classmate(s) {', '.join(shown(t) for t in twins[:3])}{more}.")
 
 
 def _identical_classmates(digest: str, ctx: Context) -> list[str]:
@@ -175,21 +176,22 @@ def _graded(fd: int, folder: Path, names: tuple) -> list[str]:
     return out
 
 
-def secret_event(fd: int, secret: bytes | str, ctx: Context) -> tuple[str, str] | None:
-    """(message, the instructor's detail) when the submission's secret (which decides who receives its
+def secret_event(fd: int, secret: bytes | str, ctx: Context) -> IntegrityEvent | None:
+    """When the submission's secret (which decides who receives its
     feedback; ``secret``: ``secret_in(fd)``, read once) is a link or is the same as a classmate's: nbgrader
     gives every submission its own."""
     if is_link(fd):
-        return (f"Integrity: {SECRET} is a link, not the secret nbgrader wrote for this submission; its feedback "
-                "cannot be delivered through nbgrader and it must be reviewed.", "")
+        return IntegrityEvent(f"Integrity: {SECRET} is a link, not the secret nbgrader wrote for this submission; "
+                              "its feedback cannot be delivered through nbgrader and it must be reviewed.")
     if not isinstance(secret, bytes):
         return None                                        # missing or malformed: the outputs say why
     others = [s for s in _secret_owners_of(ctx).get(secret, ()) if s != ctx.student]
     if not others:
         return None
-    return (f"Integrity: {SECRET} is the same as a classmate's submission's (nbgrader gives every submission its "
-            "own), so its feedback would reach them too; it is not delivered through nbgrader to either, and both "
-            "must be reviewed.", f"{SECRET}: the same as classmate(s) {', '.join(shown(o) for o in sorted(others)[:3])}.")
+    return IntegrityEvent(f"Integrity: {SECRET} is the same as a classmate's submission's (nbgrader gives every "
+                          "submission its own), so its feedback would reach them too; it is not delivered through "
+                          "nbgrader to either, and both must be reviewed.",
+                          f"{SECRET}: the same as classmate(s) {', '.join(shown(o) for o in sorted(others)[:3])}.")
 
 
 def _secret_owners_of(ctx: Context) -> dict[bytes, tuple]:

@@ -20,6 +20,18 @@ class GradeCell:
     grade_id: str
 
 
+@dataclass(frozen=True)
+class IntegrityEvent:
+    """A link, copy or shared secret that points at someone else's work (``integrity``'s five checks).
+    ``message`` goes to the record's problems (to the student's feedback only once a person says so, when it
+    is a ``suspicion``); ``private`` (e.g. a classmate's name) is for the instructor's eyes only; ``withholds``:
+    the notebook is not graded."""
+    message: str
+    private: str = ""
+    withholds: bool = False
+    suspicion: bool = True
+
+
 @dataclass
 class Intake:
     cells: list[CodeCell] = field(default_factory=list)
@@ -56,6 +68,10 @@ class Intake:
             self.private.append(private)
             self.named[message] = private
         self.needs_review = True
+
+    def flag(self, event: IntegrityEvent) -> None:
+        """Record an integrity event as it says: its message, its private detail, whether it accuses."""
+        self.damage(event.message, event.private, suspicion=event.suspicion)
 
     def note(self, message: str) -> None:
         self.notes.append(message)

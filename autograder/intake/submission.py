@@ -40,7 +40,7 @@ def intake_submission(path: Path, view: CourseView, student_id: str | None = Non
     try:
         fd, folder, single = open_submission(path, assignment)
     except LinkRefused as exc:
-        intake.damage(*link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx), suspicion=True)
+        intake.flag(link_event(exc.link, "the submission folder " + shown(exc.link.name), ctx))
         return _sealed(intake, h, exc)
     except (Refused, OSError) as exc:
         intake.damage(f"The submission folder could not be opened ({_reason(exc)}); nothing was graded.")
@@ -50,7 +50,7 @@ def intake_submission(path: Path, view: CourseView, student_id: str | None = Non
             secret = secret_in(fd)
             event = secret_event(fd, secret, ctx)
             if event:
-                intake.damage(*event, suspicion=True)
+                intake.flag(event)
             elif isinstance(secret, bytes):
                 intake.secret = secret
         files, crowded = names_in(fd, ctx.notebooks.names)
@@ -113,7 +113,8 @@ def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:
     content = digest(nb)                        # what integrity reads is what is graded: the decoded notebook
     copied = source_event(content, _what(found), ctx)
     if copied:
-        intake.damage(copied, suspicion=True)
+        intake.flag(copied)
+    if copied and copied.withholds:
         return
     expected, before = ctx.notebooks.expected.get(name, {}), len(intake.cells)
     cells = cells_of(nb, name, intake)
@@ -123,7 +124,7 @@ def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:
     if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
         event = twin_event(content, _what(found), ctx)
         if event:
-            intake.damage(*event, suspicion=True)
+            intake.flag(event)
 
 
 def _what(found: Found) -> str:
@@ -134,17 +135,17 @@ def _readable(found: Found, taken: Taken, ctx: Context, intake: Intake) -> bool:
     """Whether the notebook's bytes are there to grade; why not, as damage, when they are not."""
     what = _what(found)
     if isinstance(taken.error, LinkRefused):
-        intake.damage(*link_event(taken.error.link, what, ctx), suspicion=True)
-        return False
+        event = link_event(taken.error.link, what, ctx)
+        intake.flag(event)
+        return not event.withholds
     if taken.error is not None:
         intake.damage(f"{what} could not be read ({_reason(taken.error)}); it was not graded. Submit the notebook "
                       "file itself.")
         return False
     event = copy_event(taken.st, what, ctx)
     if event:
-        intake.damage(event[0], event[2], suspicion=True)
-        return not event[1]
-    return True
+        intake.flag(event)
+    return not (event and event.withholds)
 
 
 def _reason(exc: Exception) -> str:
