@@ -87,7 +87,7 @@ def test_an_integrity_event_lands_in_the_intake_as_its_fields_say():
     intake.flag(IntegrityEvent("copied", "from bob", withholds=True))
     intake.flag(IntegrityEvent("odd", suspicion=False))
     assert intake.problems == ["copied", "odd"] and intake.suspicions == ["copied"]      # only a suspicion accuses
-    assert intake.private == ["from bob"] and intake.needs_review                        # no detail: nothing private
+    assert intake.private == ["from bob"] and intake.named == {"copied": "from bob"} and intake.needs_review
 
 
 @pytest.mark.parametrize("withholds", [True, False])
