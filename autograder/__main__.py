@@ -191,8 +191,9 @@ def _export(args) -> int:
 
 def _doctor(args) -> int:
     from .sandbox.layers import detect
+    from .sandbox.status import doctor_lines
     from .textreport import doctor_table
-    print(doctor_table(detect()))
+    print(doctor_table(doctor_lines(detect())))
     return 0
 
 

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 from autograder.samples import sample_class  # noqa: E402
 from autograder.course.nbgrader_cli import run_nbgrader  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
+from autograder.sandbox.status import offered  # noqa: E402
 from autograder.samples.synthetic import write_submission  # noqa: E402
 
 # every honest student of the sample class (correct and buggy work; not the hostile or damaged ones), in
@@ -167,7 +168,7 @@ def main() -> None:
         bytecode(checkout)
     with tempfile.TemporaryDirectory() as tmp:
         results = {n: run_size(n, Path(tmp), args.repeat, args.baseline, nbgrader) for n in args.students}
-    print("isolation layers on:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
+    print("isolation layers on:", ", ".join(offered(detect())))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (2 cores); medians of {args.repeat}")
     variants = [k for k in results[args.students[0]] if k not in ("nbgrader", "agree", "in-process")]
     for n, t in results.items():

@@ -30,6 +30,7 @@ from autograder.course.view import read_course  # noqa: E402
 from autograder.run.hardened import grade_submission, grading_server, intake_submission  # noqa: E402
 from autograder.grading.rubric import RUBRIC  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
+from autograder.sandbox.status import offered  # noqa: E402
 from autograder.sandbox.forkclient import ForkServer  # noqa: E402
 from autograder.samples.synthetic import reference_answers, write_submission  # noqa: E402
 
@@ -81,7 +82,7 @@ def main() -> None:
         finally:
             for server in servers.values():
                 server.close()
-    print("isolation layers:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
+    print("isolation layers:", ", ".join(offered(detect())))
     print(f"fork server start (once per grader process): {start * 1e3:.0f} ms")
     medians = {name: statistics.median(r[0] for r in rs) * 1e3 for name, rs in runs.items()}
     for name, rs in runs.items():

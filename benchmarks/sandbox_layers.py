@@ -44,6 +44,7 @@ from autograder.run.sandboxed_student import SandboxedStudent  # noqa: E402
 from autograder.sandbox.forkclient import ForkServer  # noqa: E402
 from autograder.sandbox.handle import WorkerHandle  # noqa: E402
 from autograder.sandbox.layers import detect  # noqa: E402
+from autograder.sandbox.status import offered  # noqa: E402
 from autograder.sandbox.limits import Limits  # noqa: E402
 from autograder.samples.synthetic import write_submission  # noqa: E402
 
@@ -217,7 +218,7 @@ def main() -> None:
 
 
 def report(samples: list[dict], inproc: list[float], fork: float) -> None:
-    print("isolation layers:", ", ".join(k for k, v in detect().items() if v.startswith("available")))
+    print("isolation layers:", ", ".join(offered(detect())))
     print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
     names = [k for k in samples[0] if k != "round trips of the rubric (count)" and not k.startswith("cpu: ")]
     medians = {k: statistics.median(s[k] for s in samples) * 1e3 for k in names}

@@ -1,5 +1,6 @@
 """The typed contracts at the package's boundaries: each message is one frozen type with one ``to_dict``
-and one ``from_dict``, and what one writes the other reads back the same."""
+and one ``from_dict`` (a sandbox layer's status: one ``str`` and one ``parse``, the text records show), and what
+one writes the other reads back the same."""
 from __future__ import annotations
 
 import json
@@ -110,3 +111,67 @@ def test_each_integrity_check_returns_one_event_type(tmp_path):
     assert all(type(e) is IntegrityEvent and e.withholds and e.suspicion for e in events)
     assert events[0].private == "ex1.ipynb links to classmate 'bob''s submission." and not events[1].private
     assert integrity.source_event("d2", "ex1.ipynb", ctx) is None
+
+
+# --- a sandbox layer's status -------------------------------------------------------------------
+from autograder.sandbox import layers, namespaces  # noqa: E402
+from autograder.sandbox.limits import Limits  # noqa: E402
+from autograder.sandbox.status import (SANDBOX_LAYERS, LayerStatus, State, applied, available,  # noqa: E402
+                                       doctor_lines, missing)
+
+HIDDEN_BY_LANDLOCK = ("no unprivileged user namespaces here; solutions, autograder and the course files are hidden "
+                      "only by Landlock's allowlist (install into a virtual environment outside /usr)")
+# each state, written as records, the terminal and doctor showed it before the type
+SHOWN = {"applied": applied(), "applied (ABI 7)": applied("ABI 7"),
+         "applied (uid 0 kept: Python is in a private directory; all capabilities dropped)":
+             applied("uid 0 kept: Python is in a private directory; all capabilities dropped"),
+         "kept (not root)": LayerStatus(State.KEPT, "not root"),
+         "kept (not root); the capabilities of its user namespace dropped":
+             LayerStatus(State.KEPT, "not root", "the capabilities of its user namespace dropped"),
+         "available": available(), "available (v1)": available("v1"), "missing": missing(),
+         "missing: no user namespace": missing("no user namespace"), f"missing: {HIDDEN_BY_LANDLOCK}":
+             missing(HIDDEN_BY_LANDLOCK), "not needed: root": LayerStatus(State.NOT_NEEDED, "root")}
+
+
+@pytest.mark.parametrize("text", SHOWN)
+def test_a_layer_status_is_written_as_before_and_reads_back(text):
+    assert str(SHOWN[text]) == text and LayerStatus.parse(text) == SHOWN[text]
+
+
+def test_text_that_is_no_layer_status_is_refused():
+    for text in ("applies", "applied(ABI 7)", "missing no user namespace", ""):
+        with pytest.raises(ValueError, match="not a sandbox layer's status"):
+            LayerStatus.parse(text)
+    with pytest.raises(ValueError, match="its reason only"):
+        LayerStatus(State.MISSING, "why", "and more")          # "missing: why; and more" would read back as one
+
+
+def test_doctor_names_each_layer_once_with_the_records_name():
+    assert list(layers.detect()) == list(SANDBOX_LAYERS)      # every layer, in doctor's order
+    lines = doctor_lines({"landlock": missing("kernel without Landlock"), "cgroup": available("v2")})
+    assert lines == {"landlock": "missing: kernel without Landlock", "cgroup pids and memory": "available (v2)"}
+
+
+def test_a_missing_user_namespace_makes_the_namespaces_and_mounts_skip(monkeypatch, tmp_path):
+    monkeypatch.setattr(namespaces, "enter_user_namespace", lambda: missing("not for the test"))
+    monkeypatch.setattr(namespaces, "enter", lambda mark=None: pytest.fail("entered without a user namespace"))
+    status = {}
+    assert layers._isolate_files(status, str(tmp_path), Limits(), 1, False) == (str(tmp_path), False)
+    assert {str(status[n]) for n in [*namespaces.NAMESPACES, "PID namespace"]} == {"missing: no user namespace"}
+    assert str(status["this package hidden"]) == "missing: no mount namespace (hidden only by Landlock's allowlist)"
+    assert "python for any uid" not in status and "private /tmp" not in status
+
+
+def test_an_applied_status_with_a_detail_counts_as_applied(monkeypatch, tmp_path):
+    """The state decides, whatever the text: an applied user namespace with a detail still lets the others
+    be entered and its capabilities be dropped (a match on the text "applied" said no)."""
+    entered, dropped = [], []
+    monkeypatch.setattr(namespaces, "enter_user_namespace", lambda: applied("mapped for the test"))
+    monkeypatch.setattr(namespaces, "enter", lambda mark=None: entered.append(1) or {"mount namespace": missing("x")})
+    monkeypatch.setattr(layers, "drop_capabilities", lambda: dropped.append(1))
+    status = {}
+    layers._isolate_files(status, str(tmp_path), Limits(), 1, False)
+    assert entered and str(layers._drop_namespace_capabilities(status)).endswith("user namespace dropped") and dropped
+    assert str(layers._drop_namespace_capabilities({"user namespace": missing("no")})) == "kept (not root)"
+    assert layers._hidden_by_mount(available("in a user namespace")) == available("in a user namespace")
+    assert layers._hidden_by_mount(missing("no unprivileged user namespaces here")) == missing(HIDDEN_BY_LANDLOCK)

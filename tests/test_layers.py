@@ -13,6 +13,7 @@ from autograder.sandbox import layers, namespaces, seccomp
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.forkclient import ForkServer
 from autograder.sandbox.handle import WorkerHandle
+from autograder.sandbox.status import SANDBOX_LAYERS, LayerStatus, State, missing
 
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="the namespaces need root")
 
@@ -32,9 +33,9 @@ def test_read_paths_cover_python_but_not_all_of_usr():
 
 def test_seccomp_missing_degrades_to_a_message(monkeypatch):
     monkeypatch.setattr(seccomp, "_prepared", None)
-    monkeypatch.setattr(seccomp, "available", lambda: "missing: pyseccomp or libseccomp not installed (test)")
+    monkeypatch.setattr(seccomp, "available", lambda: missing("pyseccomp or libseccomp not installed (test)"))
     assert seccomp.prepare() is None
-    assert seccomp.load().startswith("missing: pyseccomp")
+    assert str(seccomp.load()).startswith("missing: pyseccomp")
 
 
 def _export_fails(flt):
@@ -64,7 +65,7 @@ SECCOMP_ALLOWED = {
 }
 
 
-@pytest.mark.skipif(seccomp.available() is not None, reason="needs pyseccomp and libseccomp")
+@pytest.mark.skipif(seccomp.available().state is not State.AVAILABLE, reason="needs pyseccomp and libseccomp")
 @pytest.mark.parametrize("loaded", ["compiled once", "through libseccomp"])
 @pytest.mark.parametrize("name", [*SECCOMP_PROBES, *SECCOMP_ALLOWED])
 def test_seccomp_filter_denies_exactly_what_it_should(name, loaded, monkeypatch):
@@ -124,7 +125,8 @@ def test_a_worker_reports_every_layer_it_applied(server):
     status = handle.status
     for layer in ("network namespace", "IPC namespace", "mount namespace", "PID namespace", "private /tmp",
                   "seccomp"):
-        assert status[layer].startswith("applied"), (layer, status[layer])
+        assert LayerStatus.parse(status[layer]).state is State.APPLIED, (layer, status[layer])
+    assert set(status) <= set(SANDBOX_LAYERS), "one name per layer: the record's is doctor's"
     pid, uid, cwd, shm = out["stdout"].split(" ", 3)
     assert pid == "1" and int(uid) >= layers.UID_BASE and cwd == namespaces.WORKDIR and shm.strip() == "[]"
 
@@ -140,7 +142,7 @@ def test_mounts_in_the_worker_never_reach_the_host():
         if pid == 0:
             code = 1
             try:
-                assert namespaces.enter()["mount namespace"] == "applied"
+                assert str(namespaces.enter()["mount namespace"]) == "applied"
                 os.mkdir(os.path.join(shared, "inner"))
                 namespaces._mount("tmpfs", os.path.join(shared, "inner"), "tmpfs", 0, "size=1m")
                 code = 0
@@ -192,7 +194,7 @@ def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, t
         try:
             status = {}
             workdir, own_uid = layers._isolate_files(status, str(host), Limits(), 1_234_567, True)
-            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}".encode())
+            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}".encode())   # as records show it
         finally:
             os._exit(0)
     os.close(write)
@@ -228,7 +230,8 @@ def test_a_grader_that_is_not_root_still_gets_namespaces_and_its_tmpfs(tmp_path)
                 f.write("written")
             status["uid"] = layers._drop_namespace_capabilities(status)
             caps = [line for line in open("/proc/self/status") if line.startswith("CapEff")][0].split()[1]
-            os.write(write, repr((workdir, own_uid, sorted(os.listdir("/tmp")), status, caps)).encode())
+            shown = {name: str(layer) for name, layer in status.items()}
+            os.write(write, repr((workdir, own_uid, sorted(os.listdir("/tmp")), shown, caps)).encode())
         finally:
             os._exit(0)
     os.close(write)

@@ -8,6 +8,7 @@ secret in its own memory.
 Grader side: ``forkclient`` (ForkServer), ``handle`` (WorkerHandle), ``pool`` (workers started
 ahead, ended ones cleaned up behind), ``replies`` (what each reply
 must look like), ``convert`` (the value codec, both sides), ``rpc`` (frames).
-Worker side: ``forkserver``, ``worker``, and the layers: ``layers`` (order and
-status), ``namespaces``, ``landlock``, ``seccomp``, ``cgroups``, ``limits``.
+Worker side: ``forkserver``, ``worker``, and the layers: ``layers`` (their order), ``status`` (a layer's status
+as one type, and each layer's one name),
+``namespaces``, ``landlock``, ``seccomp``, ``cgroups``, ``limits``.
 """

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from . import cgroups, layers, seccomp
+from .status import texts
 from .namespaces import PidNamespaces
 from .limits import Limits
 
@@ -124,7 +125,7 @@ def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell, marks
     os.closerange(sock_fd + 1, 1 << 16)
     if mark:
         mark("descriptors closed")
-    status = layers.apply_all(str(workdir), dirs, limits, mark)
+    status = texts(layers.apply_all(str(workdir), dirs, limits, mark))   # as records show them
     from .worker import Worker
     if marks is not None:
         status["timings"] = json.dumps(marks)

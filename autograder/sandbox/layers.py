@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import cgroups, landlock, namespaces, seccomp
 from .limits import Limits
+from .status import LayerStatus, State, applied, available, missing
 
 PR_SET_PDEATHSIG = 1
 UID_BASE = 1_000_000                # sandbox uids: UID_BASE + worker pid, unique among live workers
@@ -29,51 +30,52 @@ THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NU
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def detect() -> dict[str, str]:
-    """Layer name -> 'available' or the reason it is missing (what `doctor` prints)."""
+def detect() -> dict[str, LayerStatus]:
+    """Layer -> available, or why it is missing (what `doctor` prints, ``status.doctor_lines``)."""
     root = os.geteuid() == 0
     abi = landlock.abi_version()
-    unshare = "available" if root and hasattr(_libc, "unshare") else "missing: needs root (CAP_SYS_ADMIN)"
+    unshare = available() if root and hasattr(_libc, "unshare") else missing("needs root (CAP_SYS_ADMIN)")
+    mounts = unshare if root else _userns()
     return {
-        "session and process group": "available",
-        "wall-clock limits (cell, call, submission)": "available",
-        "rlimits (CPU, address space, file size, open files, processes)": "available",
-        "rlimits locked (root dropped)": ("available (sandbox uid)" if python_world_readable() or unshare ==
-                                          "available" else "available (capabilities dropped)") if root else
-            "missing: not root, so limits stay raisable up to their hard value",
-        "BLAS threads pinned to 1": "available",
-        "fresh working directory": "available",
-        "scrubbed environment": "available",
-        "landlock": f"available (ABI {abi})" if abi else "missing: kernel without Landlock",
-        "this package hidden (empty read-only mount over solutions, autograder, course files)":
-            _hidden_by_mount(unshare if root else _userns()),
-        "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)": seccomp.available() or "available",
-        "user namespace (for a grader that is not root)": "not needed: root" if root else _userns(),
-        **{name: unshare if root else _userns() for name in namespaces.NAMESPACES},
+        "session": available(), "wall-clock limits": available(), "rlimits": available(),
+        "uid": _locked(root, unshare),
+        "BLAS threads": available(), "working folder": available(), "environment": available(),
+        "landlock": available(f"ABI {abi}") if abi else missing("kernel without Landlock"),
+        "this package hidden": _hidden_by_mount(mounts),
+        "seccomp": seccomp.available(),
+        "user namespace": LayerStatus(State.NOT_NEEDED, "root") if root else _userns(),
+        **{name: mounts for name in namespaces.NAMESPACES},
         "PID namespace": unshare,
-        "private /tmp and /dev/shm (size-capped tmpfs)": unshare if root else _userns(),
-        "unprivileged uid (Python bound read-only where its folder is private)": unshare if root else
-            "missing: not root",
-        "cgroup pids and memory": f"available ({cgroups.available()})" if cgroups.available() else
-            "missing: needs root and writable pids+memory controllers (without it a process that "
-            "leaves its session with setsid can outlive the worker)",
+        "private /tmp": mounts,
+        "python for any uid": unshare if root else missing("not root"),
+        "cgroup": available(cgroups.available()) if cgroups.available() else
+            missing("needs root and writable pids+memory controllers (without it a process that leaves its "
+                    "session with setsid can outlive the worker)"),
     }
 
 
-def _hidden_by_mount(mounts: str) -> str:
-    if mounts.startswith("available"):
+def _locked(root: bool, unshare: LayerStatus) -> LayerStatus:
+    """Whether the worker's rlimits are locked: it drops root for a uid of its own, or its capabilities."""
+    if not root:
+        return missing("not root, so limits stay raisable up to their hard value")
+    own = python_world_readable() or unshare.state is State.AVAILABLE
+    return available("sandbox uid" if own else "capabilities dropped")
+
+
+def _hidden_by_mount(mounts: LayerStatus) -> LayerStatus:
+    if mounts.state is State.AVAILABLE:
         return mounts
-    return (f"{mounts}; solutions, autograder and the course files are hidden only by Landlock's "
-            "allowlist (install into a virtual environment outside /usr)")
+    return LayerStatus(mounts.state, f"{mounts.detail}; solutions, autograder and the course files are hidden "
+                       "only by Landlock's allowlist (install into a virtual environment outside /usr)")
 
 
-def _userns() -> str:
+def _userns() -> LayerStatus:
     try:
         allowed = int(Path("/proc/sys/user/max_user_namespaces").read_text()) > 0
     except (OSError, ValueError):
         allowed = False
-    return "available (in a user namespace)" if allowed and hasattr(_libc, "unshare") else \
-        "missing: no unprivileged user namespaces here"
+    return available("in a user namespace") if allowed and hasattr(_libc, "unshare") else \
+        missing("no unprivileged user namespaces here")
 
 
 def thread_env() -> dict[str, str]:
@@ -185,7 +187,7 @@ def _children(directory: str, skip: set, hide: bool = False) -> set[str]:
     return out
 
 
-def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits, mark=None) -> dict[str, str]:
+def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits, mark=None) -> dict[str, LayerStatus]:
     """Apply every available layer to this (child) process; returns layer -> status. ``mark(name)``,
     when given, is called as each layer is done (the layer-cost benchmark times them)."""
     mark = mark or _unmarked
@@ -195,7 +197,7 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits, mark=None) -
     root = os.geteuid() == 0
     if cgroup_dirs:
         cgroups.join(cgroup_dirs)
-        status["cgroup"] = "applied"
+        status["cgroup"] = applied()
         mark("cgroup join")
     workdir, own_uid = _isolate_files(status, host_workdir, limits, uid, root, mark)
     os.environ.clear()
@@ -226,11 +228,11 @@ def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, ro
     if not root:
         status["user namespace"] = namespaces.enter_user_namespace()
         mark("user namespace")
-    if root or status["user namespace"] == "applied":
+    if root or status["user namespace"].state is State.APPLIED:
         status.update(namespaces.enter(mark))
     else:
-        status.update({n: "missing: no user namespace" for n in [*namespaces.NAMESPACES, "PID namespace"]})
-    mounts = status["mount namespace"] == "applied"
+        status.update({n: missing("no user namespace") for n in [*namespaces.NAMESPACES, "PID namespace"]})
+    mounts = status["mount namespace"].state is State.APPLIED
     if mounts:
         status["python for any uid"] = _reveal_python()
         mark("python bound for any uid")
@@ -238,29 +240,29 @@ def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, ro
     workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
     mark("private tmpfs")
     status["this package hidden"] = _hide_package() if mounts else \
-        "missing: no mount namespace (hidden only by Landlock's allowlist)"
+        missing("no mount namespace (hidden only by Landlock's allowlist)")
     mark("this package hidden")
     if own_uid and workdir == host_workdir:
         os.chown(workdir, uid, uid)
     return workdir, own_uid
 
 
-def _reveal_python() -> str:
+def _reveal_python() -> LayerStatus:
     try:
         covered = namespaces.reveal(read_paths())
     except OSError as exc:
-        return f"missing: {exc}"
-    return f"applied ({', '.join(covered)} covered)" if covered else "applied (nothing to cover)"
+        return missing(str(exc))
+    return applied(f"{', '.join(covered)} covered" if covered else "nothing to cover")
 
 
-def _hide_package() -> str:
+def _hide_package() -> LayerStatus:
     """After every other mount: nothing below re-imports this package's files (the worker's modules
     were imported by the fork server), and a later mount cannot uncover them."""
     try:
         covered = namespaces.hide(hidden_dirs())
     except OSError as exc:
-        return f"missing: {exc} (hidden only by Landlock's allowlist)"
-    return f"applied ({len(covered)} folders covered)"
+        return missing(f"{exc} (hidden only by Landlock's allowlist)")
+    return applied(f"{len(covered)} folders covered")
 
 
 def _workdir(status: dict, host_workdir: str, limits: Limits, uid: int | None) -> str:
@@ -268,21 +270,21 @@ def _workdir(status: dict, host_workdir: str, limits: Limits, uid: int | None) -
     try:
         workdir = namespaces.private_tmp(limits.disk_bytes, uid, keep=read_paths())
     except OSError as exc:
-        status["private /tmp"] = f"missing: {exc}"
+        status["private /tmp"] = missing(str(exc))
         return host_workdir
-    status["private /tmp"] = f"applied ({limits.disk_bytes >> 20} MiB tmpfs, also /dev/shm)"
+    status["private /tmp"] = applied(f"{limits.disk_bytes >> 20} MiB tmpfs, also /dev/shm")
     return workdir
 
 
-def _new_session() -> str:
+def _new_session() -> LayerStatus:
     try:
         os.setsid()
     except OSError:
         pass
-    return "applied"
+    return applied()
 
 
-def _rlimits(limits: Limits) -> str:
+def _rlimits(limits: Limits) -> LayerStatus:
     vm = _current_vm_bytes()
     wanted = {
         resource.RLIMIT_CPU: limits.cpu_seconds,
@@ -295,7 +297,7 @@ def _rlimits(limits: Limits) -> str:
     for which, value in wanted.items():
         resource.setrlimit(which, (value, value))          # soft = hard: nothing left to raise
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)            # too-large writes fail with EFBIG instead
-    return "applied"
+    return applied()
 
 
 def _current_vm_bytes() -> int:
@@ -305,31 +307,31 @@ def _current_vm_bytes() -> int:
     return 1 << 30
 
 
-def _landlock(write_paths: list[str]) -> str:
+def _landlock(write_paths: list[str]) -> LayerStatus:
     if not landlock.abi_version():
-        return "missing: kernel without Landlock"
+        return missing("kernel without Landlock")
     info = landlock.restrict(read_paths(), write_paths)
-    return f"applied (ABI {info['abi']})"
+    return applied(f"ABI {info['abi']}")
 
 
-def _drop_root(uid: int, own_uid: bool) -> str:
+def _drop_root(uid: int, own_uid: bool) -> LayerStatus:
     """Become a uid of our own; where Python stays in a private directory (e.g. under /root, without
     a mount namespace), stay uid 0 but drop every capability, so limits cannot be raised."""
     if own_uid:
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)
-        return "applied (a uid of its own)"
+        return applied("a uid of its own")
     drop_capabilities()
-    return "applied (uid 0 kept: Python is in a private directory; all capabilities dropped)"
+    return applied("uid 0 kept: Python is in a private directory; all capabilities dropped")
 
 
-def _drop_namespace_capabilities(status: dict) -> str:
+def _drop_namespace_capabilities(status: dict) -> LayerStatus:
     """Not root: the uid stays; the capabilities a user namespace gave are dropped."""
-    if status.get("user namespace") != "applied":
-        return "kept (not root)"
+    if status.get("user namespace", missing()).state is not State.APPLIED:
+        return LayerStatus(State.KEPT, "not root")
     drop_capabilities()
-    return "kept (not root); the capabilities of its user namespace dropped"
+    return LayerStatus(State.KEPT, "not root", then="the capabilities of its user namespace dropped")
 
 
 def python_world_readable() -> bool:

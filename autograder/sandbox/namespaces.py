@@ -17,6 +17,8 @@ from __future__ import annotations
 import ctypes
 import os
 
+from .status import LayerStatus, State, applied, missing
+
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
 CLONE_NEWUSER = 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
@@ -26,52 +28,52 @@ WORKDIR = "/tmp/work"
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def enter(mark=None) -> dict[str, str]:
+def enter(mark=None) -> dict[str, LayerStatus]:
     """Unshare each namespace in turn; layer -> status (the PID namespace came with the fork).
     ``mark(name)``, when given, is called as each is done (for the layer-cost benchmark)."""
     status = {}
     for name, flag in NAMESPACES.items():
         if not hasattr(_libc, "unshare"):
-            status[name] = "missing: no unshare() on this system"
+            status[name] = missing("no unshare() on this system")
         elif _libc.unshare(flag) != 0:
-            status[name] = f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
+            status[name] = missing(f"unshare failed ({os.strerror(ctypes.get_errno())})")
         else:
-            status[name] = "applied"
+            status[name] = applied()
         if mark:
             mark(name)
-    if status["mount namespace"] == "applied":
+    if status["mount namespace"].state is State.APPLIED:
         status["mount namespace"] = _private_propagation()
         if mark:
             mark("mount propagation private")
-    status["PID namespace"] = "applied (the worker is its init)" if os.getpid() == 1 else \
-        "missing: the fork server could not create one"
+    status["PID namespace"] = applied("the worker is its init") if os.getpid() == 1 else \
+        missing("the fork server could not create one")
     return status
 
 
-def enter_user_namespace() -> str:
+def enter_user_namespace() -> LayerStatus:
     """For a process that is not root: a user namespace mapping its uid and gid to themselves, so
     it may create the other namespaces and mount its own tmpfs, with no power outside them."""
     uid, gid = os.getuid(), os.getgid()
     if not hasattr(_libc, "unshare"):
-        return "missing: no unshare() on this system"
+        return missing("no unshare() on this system")
     if _libc.unshare(CLONE_NEWUSER) != 0:
-        return f"missing: unshare failed ({os.strerror(ctypes.get_errno())})"
+        return missing(f"unshare failed ({os.strerror(ctypes.get_errno())})")
     try:
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as f:
                 f.write(text)
     except OSError as exc:
-        return f"missing: could not map the user ({exc})"
-    return "applied"
+        return missing(f"could not map the user ({exc})")
+    return applied()
 
 
-def _private_propagation() -> str:
+def _private_propagation() -> LayerStatus:
     """No mount made here may propagate back to the host (on systemd hosts / is shared)."""
     try:
         _mount(None, "/", None, MS_REC | MS_PRIVATE)
     except OSError as exc:
-        return f"missing: {exc}"
-    return "applied"
+        return missing(str(exc))
+    return applied()
 
 
 def host_pid() -> int:

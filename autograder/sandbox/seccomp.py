@@ -22,6 +22,8 @@ import os
 import socket
 import tempfile
 
+from .status import LayerStatus, State, applied, missing
+
 DENIED = (
     "execve", "execveat",                                              # no program, not even a memfd
     "keyctl", "add_key", "request_key",                                # keyrings
@@ -74,19 +76,19 @@ def _prctl(option: int, value: int, pointer: int) -> None:
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
 
 
-def available() -> str | None:
-    """None when seccomp can be used here, else why not."""
+def available() -> LayerStatus:
+    """Whether seccomp can be used here (``doctor``), or why not."""
     try:
         import pyseccomp  # noqa: F401
     except (ImportError, RuntimeError, OSError) as exc:
-        return f"missing: pyseccomp or libseccomp not installed ({str(exc)[:60]})"
-    return None
+        return missing(f"pyseccomp or libseccomp not installed ({str(exc)[:60]})")
+    return LayerStatus(State.AVAILABLE)
 
 
 def prepare():
     """Build the filter (once per fork server); None when seccomp is not available."""
     global _prepared
-    if _prepared is None and available() is None:
+    if _prepared is None and available().state is State.AVAILABLE:
         flt = _build()
         try:
             _prepared = Compiled(flt)
@@ -119,10 +121,11 @@ def _rule(flt, action, name, *args) -> None:
         pass                                      # a call this kernel or libseccomp does not know
 
 
-def load() -> str:
+def load() -> LayerStatus:
     """Confine this process and its future children for good; returns the status for the record."""
     flt = prepare()
     if flt is None:
-        return available() or "missing"
+        why = available()
+        return why if why.state is State.MISSING else missing()
     flt.load()
-    return "applied"
+    return applied()
