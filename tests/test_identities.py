@@ -141,11 +141,12 @@ def test_any_ids_get_distinct_record_files_and_distinct_names(ids):
 
 def test_a_name_becomes_a_digest_one_way_everywhere():
     """One function hashes a name (``records.name_digest``): a record's shortened file name, the Dask keys
-    of the batch and of watch, watch's saved records; each gives the digest it gave before, and no module
-    of the package hashes a name again on its own."""
+    of the batch and of watch, watch's saved records, a student's seed; each gives the digest it gave before,
+    and no module of the package hashes a name again on its own."""
     from pathlib import Path
 
     from autograder.records import name_digest
+    from autograder.grading.seeds import student_seed
     from autograder.run.batch import dask_key
     from autograder.watch import grading as watch_grading
     name = "\udcff" + "\u00e9" * 150              # a byte that is not UTF-8, and too long for a plain file name
@@ -153,6 +154,8 @@ def test_a_name_becomes_a_digest_one_way_everywhere():
     assert name_digest(name, 40) == want[:40]
     assert file_name(name, ".json").endswith("~" + want[:16] + ".json")
     assert dask_key(name) == "grade-" + want[:24] and watch_grading._digest(name) == want[:32]
+    seeded = hashlib.sha256(f"c\x1fa\x1f{name}".encode("utf-8", "surrogateescape")).digest()
+    assert student_seed(name, "c", "a") == int.from_bytes(seeded[:8], "big")        # the seed it drew before
     package = Path(records_module.__file__).resolve().parents[1]
     inline = '.encode("utf-8", "surrogateescape")).hexdigest()'
     assert sum(p.read_text().count(inline) for p in package.rglob("*.py")) == 1
