@@ -8,7 +8,7 @@ from nbgrader.utils import determine_grade
 from autograder.course.view import read_course
 from autograder.intake import intake_submission
 from autograder.course.notebooks import handout
-from autograder.outputs.autograded import as_text, autograded_notebook
+from autograder.outputs.autograded import as_list, as_text, autograded_notebook
 from autograder.records import INTERNAL, CheckResult, Record
 from autograder.samples.synthetic import write_submission
 from batch_helpers import make_class
@@ -29,9 +29,11 @@ def _record(flags=None, needs_review=False, internal=False) -> Record:
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "``` <img src=x onerror=alert(1)>\n```",
                                   "[a](javascript:alert(1)) ````` `"])
 def test_student_text_renders_as_text(text):
-    html = markdown2html(as_text(text))
-    assert "<script" not in html and "<img" not in html and "href=" not in html
-    assert "alert(1)" in html
+    for markdown in (as_text(text), as_list([text, "1. $x$ *y* http://e.com"])):   # a cell's text, a review note
+        html = markdown2html(markdown)
+        assert "<script" not in html and "<img" not in html and "href=" not in html and "<em>" not in html
+        assert "alert(1)" in html and "<ol" not in html
+    assert "<code>$</code>x<code>$</code>" in markdown2html(as_list(["$x$"]))    # MathJax never reads code
 
 
 def test_review_reasons_belong_to_their_notebook():
@@ -58,7 +60,10 @@ def test_grade_cells_carry_the_points_as_nbgrader_reads_them(tmp_path):
     scored = {c.metadata.nbgrader.grade_id: determine_grade(c)[0] for c in nb.cells
               if c.metadata.get("nbgrader", {}).get("grade") and c.metadata.nbgrader.get("points")}
     assert scored == {"ex1_softmax": 1.0, "ex1_attention": 1.0}
-    assert "a reason <b>" in nb.cells[0].source and nb.cells[0].source.count("```") == 2
+    assert "<p>a reason &lt;b&gt;</p>" not in markdown2html(nb.cells[0].source)     # a list item, no fence:
+    assert "<li>a reason &lt;b&gt;</li>" in markdown2html(nb.cells[0].source)       # it wraps in formgrader
+    visible = [c.metadata.nbgrader for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").endswith("_visible")]
+    assert len(visible) == 2 and not any(m.grade or "points" in m for m in visible)   # no score asked beside them
     text = nbformat.writes(nb)
     assert "grade_cell(" not in text and "HIDDEN" not in text
     assert len(nb.cells) == len(nbformat.read(RELEASE / "ex1_attention.ipynb", as_version=4).cells) + 1
@@ -69,7 +74,7 @@ def test_an_unreadable_notebook_is_the_release_with_the_note():
     nb = autograded_notebook(handout(ROOT, A, "ex2_causal_mask"), None, record, "ex2_causal_mask")
     released = nbformat.read(RELEASE / "ex2_causal_mask.ipynb", as_version=4)
     assert [c["source"] for c in nb["cells"][1:]] == [c.source for c in released.cells]
-    assert "ex2_causal_mask.ipynb is damaged" in nb["cells"][0]["source"]
+    assert "ex2_causal_mask.ipynb is damaged" in markdown2html(nb["cells"][0]["source"])
 
 
 def test_autograded_notebooks_that_cannot_be_written_cost_only_those_files(tmp_path):

@@ -156,6 +156,7 @@ def _person_score(grade) -> float:
 
 MAX_COMMENT = 2000
 REVIEW_COMMENT = "The hardened grader marked this notebook for review: "    # for formgrader: never in feedback
+KEPT_AT_TOP = " (Formgrader shows this until you type; the note at the top of the notebook keeps it.)"
 
 
 def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = frozenset()) -> None:
@@ -165,8 +166,8 @@ def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = 
     grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
     text = None
     if reasons:
-        text = REVIEW_COMMENT + " ".join(reasons)
-        text = text if len(text) <= MAX_COMMENT else text[:MAX_COMMENT - 1] + "\u2026"
+        text, room = REVIEW_COMMENT + " ".join(reasons), MAX_COMMENT - len(KEPT_AT_TOP)
+        text = (text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP
     for comment in notebook.comments:
         comment.auto_comment = text or ("No response." if comment.name in unanswered else None)
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+import string
+import textwrap
 from pathlib import Path
 
 from ..course.notebooks import cell_source, nbgrader_meta
@@ -31,6 +33,7 @@ NOTE_ID = "autograder-review-note"                 # why the notebook needs a pe
 SUSPECTED_ID = "autograder-review-suspected"       # what the grader suspects: the instructor's only
 HEADING = "**The hardened grader marked this notebook for review:**"
 AWAITS = "**This notebook awaits review by an instructor.**"
+OUTPUT_COLUMNS = 100      # a grade cell's lines, wrapped: formgrader's panel shows about 110 columns, unwrapped
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -53,6 +56,7 @@ def autograded_notebook(given: dict, cells: list | None, record: Record, noteboo
         laid += [_course_cell(c, record) for gid, c in course_cells.items()
                  if gid not in seen and nbgrader_meta(c).get("grade")]
     make_inert(laid, given)
+    no_grade_controls(laid)
     laid[:0] = review_notes(record, notebook)
     return {"cells": _unique_ids(laid), "metadata": given.get("metadata", {}), "nbformat": 4,
             "nbformat_minor": max(int(given.get("nbformat_minor", 5)), 5)}
@@ -101,12 +105,16 @@ def grade_outputs(record: Record, grade_id: str) -> list[dict]:
     checks = [c for c in record.checks if c.grade_id == grade_id]
     if not checks:
         return []                                    # a visible-test cell (0 points): nothing to show
-    lines = "".join(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points:g}/{c.max_points:g}): {c.message}\n"
-                    for c in checks)
+    lines = "".join(_wrapped(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points:g}/{c.max_points:g}): "
+                             f"{c.message}") for c in checks)
     earned = float(earned_points(checks))
     return [{"name": "stdout", "output_type": "stream", "text": lines},
             {"data": {"text/plain": repr(earned)}, "execution_count": None, "metadata": {},
              "output_type": "execute_result"}]
+
+
+def _wrapped(text: str) -> str:
+    return "".join(textwrap.fill(line, OUTPUT_COLUMNS, subsequent_indent="    ") + "\n" for line in text.splitlines())
 
 
 def _student_cell(cell) -> dict:
@@ -128,11 +136,39 @@ def review_notes(record: Record, notebook: str, taken: list | None = None) -> li
         return []
     told = [r for r in reasons if r not in record.suspicions]
     suspected = [r for r in reasons if r in record.suspicions]
-    cells = [_note(NOTE_ID, HEADING + (f"\n\n{as_text(chr(10).join(told))}" if told else ""), taken)]
+    cells = [_note(NOTE_ID, HEADING + (f"\n\n{as_list(told)}" if told else ""), taken)]
     if suspected:
         cells.append(_note(SUSPECTED_ID, "**What the grader suspects (for you only: the student's page never shows "
-                           "it; write a comment to tell the student):**\n\n" + as_text("\n".join(suspected)), taken))
+                           "it; write a comment to tell the student):**\n\n" + as_list(suspected), taken))
     return cells
+
+
+def as_list(reasons: list[str]) -> str:
+    """Markdown that shows each reason as a list item of plain words, wrapped to the width of formgrader's
+    panel (a fenced block ran on past its edge): every character markdown, HTML or MathJax could read
+    as markup written so that it is shown as itself (a reason may hold a name the student chose)."""
+    return "\n".join(f"- {as_words(r)}" for r in reasons)
+
+
+_LITERAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "`$`"}     # `$`: MathJax never reads code
+
+
+def as_words(text: str) -> str:
+    """``text`` on one line as markdown shows it exactly: each ASCII punctuation mark escaped (CommonMark),
+    &, < and > as entities, $ as code."""
+    return "".join(_LITERAL.get(ch) or ("\\" + ch if ch in string.punctuation else ch)
+                   for ch in " ".join(str(text).split()))
+
+
+def no_grade_controls(cells: list) -> None:
+    """A test cell worth no points (a visible test) is read-only in the autograded copy, not a grade cell:
+    formgrader asks for no score beside it. The gradebook keeps its grade (0 of 0), as nbgrader's own
+    autograde records it, so export, manual grading and ``grade --resume`` are unchanged."""
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution") and not float(meta.get("points") or 0):
+            meta["grade"] = False
+            meta.pop("points", None)
 
 
 def _note(cid: str, source: str, taken: list | None) -> dict:

@@ -13,7 +13,9 @@ The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde
 - ``FlagForReview`` follows ``SaveAutoGrades``: a notebook that needs a person (its damage, or the whole
   submission's) gets ``needs_manual_grade`` on its grade cells and the reason as its answer cells'
   auto comment, as ``grade`` writes them. A cell a person scored keeps the flag it had before this
-  autograde (nbgrader's ``SaveAutoGrades`` flags every such cell again; ``grade`` never does).
+  autograde (nbgrader's ``SaveAutoGrades`` flags every such cell again; ``grade`` never does). A test
+  cell worth no points (a visible test) is read-only in the notebook written, as ``grade`` writes it:
+  formgrader asks for no score beside it.
 
 ``HideHiddenTests`` is for ``c.GenerateFeedback.preprocessors``: it removes hidden-test regions from
 grade cells only, so no feedback page shows one, and a student's own text never stops a page.
@@ -35,7 +37,8 @@ from traitlets import List
 
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
-from ..outputs.autograded import AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert, review_notes
+from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert,
+                                  no_grade_controls, review_notes)
 from .batch import student_job
 from .executors import InProcess, drain
 from .job import current_submission
@@ -87,6 +90,8 @@ class FlagForReview(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         reasons = resources.get("autograder_review")
         kept = resources.get("autograder_person_flags") or {}
+        if "autograder_review" in resources:
+            no_grade_controls(nb.cells)           # after SaveAutoGrades recorded them: as ``grade`` writes them
         if not reasons and not kept:
             return nb, resources                  # another assignment, or nothing a person did or must do
         from nbgrader.api import Gradebook
