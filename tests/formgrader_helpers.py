@@ -23,6 +23,7 @@ ONLY_FORMGRADER = ("{'nbgrader.server_extensions.formgrader': True, 'jupyterlab'
 class Formgrader:
     def __init__(self, port: int):
         self.base = f"http://127.0.0.1:{port}"
+        self.pid = 0                  # the `jupyter server` process
 
     def get(self, path: str, method: str = "GET", body=None) -> tuple[int, str]:
         """``method`` on ``path`` with the token; ``body`` (JSON) for PUT, an empty body for a bare POST."""
@@ -40,6 +41,21 @@ class Formgrader:
         status, text = self.get("/formgrader/api/" + path, method, body)
         assert status == 200, (path, status, text[:500])
         return json.loads(text)
+
+
+def children(pid: int, named: bytes) -> list[int]:
+    """The processes whose parent is ``pid`` and whose command line holds ``named``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if parent == pid and named in f.read():
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def _free_port() -> int:
@@ -64,6 +80,7 @@ def formgrader(course: Path, tmp: Path, wait: float = 90.0):
     proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         server = Formgrader(port)
+        server.pid = proc.pid
         deadline = time.monotonic() + wait
         while True:
             try:

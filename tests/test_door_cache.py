@@ -8,6 +8,9 @@ import autograder.run.autograde as door
 import autograder.run.grader as grader
 from autograder.run.job import Graded, failed
 from batch_helpers import make_class
+from formgrader_helpers import children
+
+FORK_SERVER = b"autograder.sandbox.forkserver"
 
 A = "ch04_attention"
 
@@ -30,3 +33,30 @@ def test_a_resubmission_with_the_same_names_sizes_and_times_is_graded_again(tmp_
     assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
     second = door.graded_submission(course, A, "correct-1")
     assert graded == ["correct-1", "correct-1"] and second.submission != first.submission
+
+
+def test_no_fork_server_outlives_the_autograde_in_a_long_lived_process(tmp_path, monkeypatch):
+    """After formgrader's Autograde button a fork server (about 73 MB with its ready workers) stayed in the
+    Jupyter server until it stopped: the door's fork server now ends once nobody has graded for a while,
+    and the next student within that while is graded by the same one (nbgrader autograde of a class)."""
+    import time
+    from autograder.run.server import SERVER
+    course = make_class(tmp_path, ["correct-1"])
+    servers = []
+
+    def grade(job, server=None, *args, **options):              # the fork server grading uses, as the real one
+        servers.append(server or SERVER.get())
+        return Graded(failed(job, "stand-in"))
+    monkeypatch.setattr(grader, "grade", grade)
+    monkeypatch.setattr(door, "_GRADED", {})
+    monkeypatch.setattr(SERVER, "kept", False)                 # (another test of this process may have used get)
+    door.graded_submission(course, A, "correct-1", keep_server=30)
+    monkeypatch.setattr(door, "_GRADED", {})
+    door.graded_submission(course, A, "correct-1", keep_server=0.2)         # the next autograde, in the while
+    assert servers[0] is servers[1] and servers[0].alive()
+    deadline = time.monotonic() + 15
+    while servers[0].proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert servers[0].proc.poll() is not None and SERVER.server is None     # ended, with its ready workers
+    assert children(os.getpid(), FORK_SERVER) == []
+

@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import nbformat
 import pytest
@@ -21,7 +22,7 @@ from autograder.run.batch import grade_batch
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
 from conftest import SOURCE
-from formgrader_helpers import formgrader
+from formgrader_helpers import children, formgrader
 from sandbox_helpers import WRONG_MASK
 
 pytestmark = pytest.mark.slow
@@ -108,6 +109,7 @@ def course(tmp_path_factory):
     (course / "late.py").write_text(LATE_PLUGIN)
     with open(course / "nbgrader_config.py", "a") as f:
         f.write('c.AssignLatePenalties.plugin_class = "late.SubMarks"\n')
+        f.write("c.SandboxedExecute.keep_server = 1.0\n")      # formgrader's: how long a fork server outlives a button
     run_nbgrader(["db", "assignment", "add", A, f"--duedate={DUE}", "--log-level=WARN"], course, "db assignment add")
     run_nbgrader(["generate_assignment", A, "--force", "--log-level=WARN"], course, "generate_assignment")
     _other_assignment(course)
@@ -130,15 +132,26 @@ def graded(course, tmp_path_factory):
         seen["notes_page"] = server.get(f"/formgrader/submissions/{notes}/")
         seen["button"] = server.api(f"submission/{A}/{BUTTON}/autograde", "POST")   # the Autograde button
         seen["after_button"] = server.api(f"submission/{A}/{BUTTON}")
+        seen["fork servers"] = _fork_servers_left(server.pid)
     run_nbgrader(["generate_feedback", A, "--force", "--log-level=WARN"], course, "generate_feedback")
     seen["feedback"] = {p.relative_to(course / "feedback"): p.read_text() for p in (course / "feedback").rglob("*.html")}
     return seen
 
 
+def _fork_servers_left(pid: int, wait: float = 20.0) -> list[int]:
+    """The fork servers the Jupyter server ``pid`` still holds once its keep_server (1 s) and a fork server's
+    hang-up (at most 10 s) have passed; [] as soon as there is none."""
+    deadline = time.monotonic() + wait
+    while (left := children(pid, b"autograder.sandbox.forkserver")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
 @pytest.fixture(scope="module")
 def autograded(course, graded):
     """Then nbgrader's own `autograde` of both assignments in the same course, and its export."""
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", A, "--force", "--log-level=WARN"],
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", A, "--force", "--log-level=WARN",
+                           "--SandboxedExecute.keep_server=30"],             # one fork server for the class
                           cwd=course, env=tool_env(), capture_output=True, text=True, timeout=900)
     failed = re.findall(r"error processing assignment '[^']+' for student '([^']+)'", proc.stdout + proc.stderr)
     assert failed == [UNREADABLE], proc.stdout + proc.stderr     # nbgrader itself cannot parse that notebook
@@ -224,6 +237,7 @@ def test_formgrader_shows_every_submission_graded_with_our_score(graded):
 
 def test_formgraders_autograde_button_grades_through_the_sandbox(graded):
     assert graded["button"]["success"] is True, graded["button"]
+    assert graded["fork servers"] == []             # none stays in formgrader's Jupyter server after the button
     assert graded["after_button"]["autograded"] is True
     assert graded["after_button"]["score"] == float(graded["rows"]["honest-wrong"]["total"]) < 28
 

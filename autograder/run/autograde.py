@@ -9,7 +9,9 @@ The course's ``nbgrader_config.py`` lists these steps in ``c.Autograde.autograde
   credit), ``AssignLatePenalties`` and export give our scores. The grade cells' hidden tests are taken
   out of the autograded notebook (the grader never runs them), and the student's own markdown is kept
   as text (``outputs.autograded.make_inert``). Any other assignment of the course is
-  executed by nbgrader's ``Execute``, exactly as without this setting.
+  executed by nbgrader's ``Execute``, exactly as without this setting. The sandbox's fork server ends
+  ``c.SandboxedExecute.keep_server`` seconds (30) after a grading that no other follows: formgrader's
+  Jupyter server keeps none between two presses of the Autograde button.
 - ``FlagForReview`` follows ``SaveAutoGrades``: a notebook that needs a person (its damage, or the whole
   submission's) gets ``needs_manual_grade`` on its grade cells and the reason as its answer cells'
   auto comment, as ``grade`` writes them. A cell a person scored keeps the flag it had before this
@@ -33,7 +35,7 @@ from pathlib import Path
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
-from traitlets import List
+from traitlets import Float, List
 
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
@@ -42,8 +44,10 @@ from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_
 from .batch import student_job
 from .executors import InProcess, drain
 from .job import current_submission
+from .server import SERVER
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
+KEEP_SERVER = 30.0        # seconds: longer than nbgrader takes between two students of a class
 
 
 def _priority() -> List:
@@ -56,13 +60,15 @@ def _priority() -> List:
 class SandboxedExecute(NbGraderPreprocessor):
     """nbgrader's execute step, done by the hardened grader for this chapter (nbgrader's Execute otherwise)."""
     display_data_priority = _priority()
+    keep_server = Float(KEEP_SERVER, config=True, help="Seconds the sandbox's fork server (about 73 MB with its "
+                        "ready workers) outlives an autograde in a long-lived process such as formgrader's")
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         course = course_root(self)
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
-        record = graded_submission(course, info["assignment"], info["student"])
+        record = graded_submission(course, info["assignment"], info["student"], self.keep_server)
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
@@ -172,17 +178,19 @@ def course_root(step) -> Path:
     return Path.cwd().resolve()
 
 
-def graded_submission(course: Path, assignment: str, student: str):
+def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
     as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
-    never on names, sizes or times a student controls."""
+    never on names, sizes or times a student controls. The sandbox's fork server ends ``keep_server``
+    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class)."""
     from ..course.view import read_course
     view = read_course(course, assignment)
     now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
         done = []
-        drain(InProcess(), [student_job(view, student)], lambda job, graded: done.append(graded.record))
+        with SERVER.held(idle=keep_server) as server:
+            drain(InProcess(server), [student_job(view, student)], lambda job, graded: done.append(graded.record))
         _GRADED.clear()
         _GRADED.update(key=(*now[:3], done[0].submission), record=done[0])
     return _GRADED["record"]
