@@ -3,6 +3,7 @@ the record carries, never on names, sizes or times: a resubmission that keeps al
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 
 import autograder.run.autograde as door
 import autograder.run.grader as grader
@@ -24,6 +25,7 @@ def test_a_resubmission_with_the_same_names_sizes_and_times_is_graded_again(tmp_
         return Graded(failed(job, "stand-in"))
     monkeypatch.setattr(grader, "grade", grade)                  # what the door's executor runs on each job
     monkeypatch.setattr(door, "_GRADED", {})
+    monkeypatch.setattr(door.SERVER, "held", lambda idle: nullcontext(None))    # (no fork server: nothing runs)
     first = door.graded_submission(course, A, "correct-1")
     assert door.graded_submission(course, A, "correct-1") is first and graded == ["correct-1"]   # one per submission
     path = course / "submitted/correct-1" / A / "ex1_attention.ipynb"
