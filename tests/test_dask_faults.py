@@ -12,104 +12,20 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from autograder.run.dask import dask_key
 from batch_helpers import gradebook_in, make_class, records
+from dask_helpers import Cluster, end_group, group_alive, wait
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
-DASK = str(Path(sys.executable).with_name("dask"))
 SLOW = {"causal_mask": "import time\ntime.sleep(12)\n"
                        "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf), 1)\n"}
 STUDENTS = ["correct-1", "no-scaling", "mask-after-softmax"]
-
-
-class Cluster:
-    """A scheduler and workers, each a process group of its own; ``close`` ends every one of them."""
-
-    def __init__(self, tmp: Path, env: dict | None = None, workers: int = 2):
-        self.file = tmp / "scheduler.json"
-        self.env = {**os.environ, **(env or {})}
-        self.groups, self.client = [], None
-        try:
-            self._begin(tmp, workers)
-        except BaseException:
-            self.close()                     # a cluster that could not start leaves no process behind
-            raise
-
-    def _begin(self, tmp: Path, workers: int) -> None:
-        self.groups.append(self._start([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                        "--no-dashboard", "--scheduler-file", str(self.file)]))
-        assert _wait(lambda: _scheduler_address(self.file) is not None, 60), "the scheduler never wrote its file"
-        self.address = _scheduler_address(self.file)
-        for _ in range(workers):
-            self.groups.append(self._start([DASK, "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
-                                            "--host", "127.0.0.1", "--no-dashboard", "--nworkers", "1"]))
-        from distributed import Client
-        self.client = Client(self.address, timeout=30)
-        self.client.wait_for_workers(workers, timeout=60)
-
-    def _start(self, command):
-        return subprocess.Popen(command, env=self.env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def worker_running(self, key: str) -> int | None:
-        """The pid of the worker process running a task whose key starts with ``key``, if one is."""
-        for address, keys in self.client.processing().items():
-            if any(str(k).startswith(key) for k in keys):
-                # a worker just killed may still be listed: it runs nothing (its stream is closed)
-                return self.client.run(os.getpid, workers=[address], on_error="ignore").get(address)
-        return None
-
-    def close(self):
-        try:
-            if self.client is not None:
-                self.client.close(timeout=5)
-        except Exception:  # noqa: BLE001 - the scheduler may be gone already
-            pass
-        for proc in self.groups:
-            _end_group(proc.pid)
-            proc.wait(timeout=30)
-
-
-def _scheduler_address(file: Path) -> str | None:
-    """The address in the scheduler's file, once it is whole (dask writes it in place: it may be empty)."""
-    try:
-        return json.loads(file.read_text())["address"]
-    except (OSError, ValueError, KeyError):
-        return None
-
-
-def _end_group(pgid: int) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pgid, sig)
-        except ProcessLookupError:
-            return
-        if _wait(lambda: not _group_alive(pgid), 10):
-            return
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def _wait(condition, timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 @pytest.fixture
@@ -127,13 +43,13 @@ def _finish(run: subprocess.Popen, timeout: float = 240) -> tuple[int, str]:
     try:
         stdout, stderr = run.communicate(timeout=timeout)
     finally:
-        _end_group(run.pid)
-    assert not _group_alive(run.pid), "a process of the grading run outlived it"
+        end_group(run)
+    assert not group_alive(run.pid), "a process of the grading run outlived it"
     return run.returncode, stdout + stderr
 
 
 def _kill_the_slow_worker(cluster: Cluster) -> None:
-    assert _wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120), "the slow task never ran"
+    assert wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120), "the slow task never ran"
     os.kill(cluster.worker_running(dask_key("slow")), signal.SIGKILL)
 
 
@@ -146,7 +62,7 @@ def test_a_worker_killed_mid_task_costs_no_record(course, tmp_path, allowed_fail
         run = _grade(course, tmp_path / "out", cluster.address)
         _kill_the_slow_worker(cluster)
         if allowed_failures == "0":
-            _wait(lambda: cluster.worker_running(dask_key("slow")) is None, 60)
+            wait(lambda: cluster.worker_running(dask_key("slow")) is None, 60)
             _kill_the_slow_worker(cluster)                  # again, when it is retried alone
         status, output = _finish(run)
     finally:
@@ -165,10 +81,10 @@ def test_the_scheduler_killed_mid_run_keeps_records_and_says_how_to_resume(cours
     cluster = Cluster(tmp_path)
     try:
         run = _grade(course, tmp_path / "out", cluster.address)
-        assert _wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120)
-        _wait(lambda: len(list((tmp_path / "out" / "records").glob("*.json"))) >= 1, 60)
+        assert wait(lambda: cluster.worker_running(dask_key("slow")) is not None, 120)
+        wait(lambda: len(list((tmp_path / "out" / "records").glob("*.json"))) >= 1, 60)
         kept = {p.name: p.read_bytes() for p in (tmp_path / "out" / "records").glob("*.json")}
-        _end_group(cluster.groups[0].pid)                        # the scheduler goes
+        end_group(cluster.groups[0])                        # the scheduler goes
         status, output = _finish(run, timeout=180)
     finally:
         cluster.close()

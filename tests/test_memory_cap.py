@@ -7,9 +7,9 @@ the killer took the run down with it, and no classmate got a grade. Intake now b
 (268 MB a notebook): a 160 MB killer is refused before it is decoded (``REFUSED``); one of 63 MB is
 decoded, and under a cap smaller than what decoding it costs (``SMALL_CAP``, ``CHECK_CAP``) it exhausts its
 grading process, which dies twice, the second time alone (``DIED``). Both through ``grade`` under a real
-memory cap (a cgroup v1 memory controller, as root), the second through ``check``; the first on a Dask
-LocalCluster whose worker has a memory limit, with the killer in each place of the class (an honest
-classmate shares the worker each time: two threads on one worker; a killed worker is tests/test_dask_faults.py's).
+memory cap (a cgroup v1 memory controller, as root), the second through ``check``. On a Dask worker with a
+memory limit (its nanny ends it), a killer whose functions each return 64 MiB to the grading process is graded
+first, in the middle and last of the class, on one cluster, an honest classmate sharing its worker each time.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignment import FUNCTIONS
 from batch_helpers import gradebook_in, make_class, records
 
 pytestmark = pytest.mark.slow
@@ -50,12 +51,13 @@ def plant_killer(folder: Path, megabytes: int) -> None:
         f.write('"}, ' + tail)
 
 
-def _class(tmp_path: Path, killer_at: int = 2, megabytes: int = 160) -> Path:
-    order = list(HONEST)
-    order.insert(killer_at, "killer")
-    course = make_class(tmp_path, ["correct-1", "no-scaling"],
-                        custom={s: {} for s in order if s not in ("correct-1", "no-scaling")})
-    plant_killer(course / "submitted" / "killer" / A, megabytes)
+def _class(tmp_path: Path, megabytes: int = 160, killer: dict | None = None, killers=("killer",)) -> Path:
+    """The honest class and ``killers``: each plants a notebook of ``megabytes`` unless ``killer`` is the
+    killers' own code."""
+    custom = {s: {} for s in HONEST if s not in ("correct-1", "no-scaling")}
+    course = make_class(tmp_path, ["correct-1", "no-scaling"], custom={**custom, **dict.fromkeys(killers, killer or {})})
+    for name in killers if killer is None else ():
+        plant_killer(course / "submitted" / name / A, megabytes)
     return course
 
 
@@ -92,10 +94,10 @@ def _run(args, preexec, timeout=240):
                           timeout=timeout, preexec_fn=preexec)
 
 
-def _assert_only_the_killer_charged(got: dict[str, dict], why: str) -> None:
-    assert {s: got[s]["total"] for s in HONEST} == HONEST
-    assert not any(got[s]["needs_review"] for s in HONEST)
-    killer = got["killer"]
+def _assert_only_the_killer_charged(got: dict[str, dict], why: str, killer: str = "killer", honest=HONEST) -> None:
+    assert {s: got[s]["total"] for s in honest} == honest
+    assert not any(got[s]["needs_review"] for s in honest)
+    killer = got[killer]
     assert killer["needs_review"] and any(why in line for line in killer["integrity"]), killer["integrity"]
     assert killer["total"] == 0 if why == DIED else killer["total"] < 28       # refused: ex1 alone is not graded
 
@@ -120,17 +122,39 @@ def test_check_under_a_memory_cap_says_the_submission_killed_its_grader(tmp_path
     assert record["needs_review"] and record["total"] == 0 and DIED in record["integrity"][0]
 
 
-@pytest.mark.parametrize("killer_at", [0, 2, 4])
-def test_dask_worker_with_a_memory_limit_charges_the_killer_alone(tmp_path, killer_at):
-    """The killer shares a memory-limited worker with an honest classmate (allowed-failures 0: a task lost
-    with a dying worker is the grader's to retry alone): intake refuses it before it costs the worker its
-    memory, and only the killer is charged."""
-    distributed = pytest.importorskip("distributed")
-    import dask
+KILLERS = ["a-killer", "k-killer", "z-killer"]      # first, in the middle, last of the class, in grading order
+# Every function returns 64 MiB, the sandbox's limit on one call's result, which the grading process receives.
+# Measured with /proc's VmHWM: a Dask worker grading the honest class peaks near 85 MB, one grading this killer
+# near 800 MB (over 235 MiB within a second of its first call). The notebook killer above will not do here:
+# every grading process reads the class once for its copy checks, the killer's notebook with it (330 MB).
+RETURNS_64_MIB = {f: f"def {f}(*args, **kwargs):\n    return np.zeros(8 << 20)\n"
+                  for f in sorted({f for names in FUNCTIONS.values() for f in names})}
+WORKER_LIMIT = "260MB"   # its nanny samples the worker every 100 ms and ends it over 95%
+WORKER_ENV = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0",
+              "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",      # a task a thread: one classmate shares
+              # only the nanny's limit: a worker paused over 80% (memory Python keeps after a task) ran nothing more
+              **{f"DASK_DISTRIBUTED__WORKER__MEMORY__{k}": "False" for k in ("TARGET", "SPILL", "PAUSE")}}
+
+
+def test_dask_worker_with_a_memory_limit_charges_the_killer_alone(tmp_path):
+    """The killer exhausts a memory-limited Dask worker it shares with an honest classmate (two threads on
+    one worker, a task a thread; allowed-failures 0: a task lost with a dying worker is the grader's to retry
+    alone): the worker's nanny ends it, the killer is retried alone, kills it again and is charged; the
+    classmate lost with it is graded. Three classes on one cluster, the killer first, in the middle and last."""
+    pytest.importorskip("distributed")
     from autograder.run.batch import grade_batch
-    course, out = _class(tmp_path, killer_at), tmp_path / "out"
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, memory_limit="900MB",
-                                     dashboard_address=None, host="127.0.0.1") as cluster:
-        grade_batch(course=course, out=out, scheduler=cluster.scheduler_address, progress=False, outputs=False)
-    _assert_only_the_killer_charged(records(out), REFUSED)
+    from dask_helpers import Cluster
+    course, honest = _class(tmp_path, killer=RETURNS_64_MIB, killers=KILLERS), {"correct-1": 28, "no-scaling": 26}
+    cluster = Cluster(tmp_path, WORKER_ENV, workers=1, worker=("--nthreads", "2", "--memory-limit", WORKER_LIMIT))
+    try:
+        for killer in KILLERS:
+            out = tmp_path / killer
+            grade_batch(course=course, out=out, scheduler=cluster.address, progress=False, outputs=False,
+                        students=[*honest, killer])
+            _assert_only_the_killer_charged(records(out), DIED, killer, honest)
+        restarts = cluster.client.get_events("worker-restart-memory")
+    finally:
+        cluster.close()
+    assert len(restarts) == 2 * len(KILLERS), restarts            # the limit ended the worker, twice a killer
+    lost = cluster.log.read_text().count("workers died while trying to run it")
+    assert lost > len(restarts), "no honest classmate was ever on the dying worker"
