@@ -112,6 +112,21 @@ def test_oversized_notebook(submission):
     assert any("def softmax" in c.source for c in intake.cells)
 
 
+@pytest.mark.parametrize("part, cell", [
+    ("outputs", lambda: nbformat.v4.new_code_cell("x = 1", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="x" * (3 << 20))])),
+    ("markdown", lambda: nbformat.v4.new_markdown_cell("![](data:image/png;base64," + "A" * (3 << 20) + ")")),
+    ("code", lambda: nbformat.v4.new_code_cell("DATA = [" + "1, " * (1 << 20) + "]"))], ids=["outputs", "markdown", "code"])
+def test_an_oversized_notebook_is_told_what_it_mostly_holds(submission, monkeypatch, part, cell):
+    """A notebook over the size limit was always 'mostly outputs', whatever it held (an image pasted into
+    markdown, data typed into code); the note says which part is large and what to do about it."""
+    import autograder.intake.submission as submission_module
+    monkeypatch.setattr(submission_module, "MAX_NOTEBOOK_BYTES", 2 << 20)
+    _edit(submission / "ex1_attention.ipynb", lambda nb: nb.cells.append(cell()))
+    note = next(p for p in _intake(submission).problems if "ex1_attention.ipynb is 3 MB (limit 2 MB)" in p)
+    assert f"mostly {part} ({part} 3." in note and ("outputs were ignored" in note) == (part == "outputs"), note
+
+
 def test_invalid_json_keeps_markdown_as_prose_never_runs_it(submission):
     """A notebook recovered from broken JSON ran its markdown cells as code, and the page listed the
     student's prose as 'raised SyntaxError'."""

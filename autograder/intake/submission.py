@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..course.view import CourseView
 from ..inert import shown
+from .bulk import bulk_note
 from .cells import cells_of
 from .compare import MIN_COPY_LINES, collect_cells, work_lines
 from .digest import SubmissionHash, why_bytes
@@ -104,10 +105,10 @@ def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:
         return
     intake.files[name] = found.file
     size = len(taken.raw)
-    if size > MAX_NOTEBOOK_BYTES:
-        intake.damage(f"{name}.ipynb is {size / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB), "
-                      "mostly outputs; the outputs were ignored and the code graded.")
     nb, salvaged = read_notebook(taken, name, intake)          # the bytes freed once decoded
+    if size > MAX_NOTEBOOK_BYTES:
+        intake.damage(bulk_note(name, size, MAX_NOTEBOOK_BYTES, nb) if nb is not None else
+                      f"{name}.ipynb is {size / 1e6:.0f} MB (limit {MAX_NOTEBOOK_BYTES >> 20} MB).")
     if nb is None:
         return
     content = digest(nb)                        # what integrity reads is what is graded: the decoded notebook
