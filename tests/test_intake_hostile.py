@@ -93,6 +93,7 @@ def test_link_to_dev_zero_is_not_followed(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("is a link (to '/dev/zero')" in p and "not followed" in p for p in intake.problems)
+    assert intake.suspicions == []          # it accuses no one: the student's page says what to hand in
 
 
 def test_link_to_a_classmates_notebook_is_an_integrity_event(course):
@@ -100,6 +101,7 @@ def test_link_to_a_classmates_notebook_is_an_integrity_event(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("Integrity" in p and "a classmate's submission" in p for p in intake.problems)
+    assert intake.suspicions and all("Integrity" in p for p in intake.suspicions)   # a person decides first
     _names_bob_for_the_instructor_only(intake)
 
 
@@ -122,6 +124,7 @@ def test_student_folder_linked_to_a_classmate(course):
     intake = _intake(course)
     assert intake.cells == [] and intake.needs_review
     assert any("Integrity" in p and "a classmate's submission" in p for p in intake.problems)
+    assert intake.suspicions and all("Integrity" in p for p in intake.suspicions)   # a person decides first
     _names_bob_for_the_instructor_only(intake)
 
 

@@ -70,7 +70,8 @@ def link_event(link: Link, what: str, ctx: Context) -> IntegrityEvent:
         return IntegrityEvent(f"Integrity: {what} is a link to {owner}{target}. Links are not followed; it was "
                               "not graded and must be reviewed.", private, withholds=True)
     return IntegrityEvent(f"{what} is a link (to {shown(link.target)}), not a file; links are not followed, so it "
-                          "was not graded. Submit the notebook itself.", withholds=True)
+                          "was not graded. Submit the notebook itself.", withholds=True,
+                          suspicion=False)         # it accuses no one: the student is told what to hand in
 
 
 def copy_event(st: os.stat_result, what: str, ctx: Context) -> IntegrityEvent | None:
