@@ -12,6 +12,9 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+from browser_helpers import FLAGS, browser
+from conftest import ROOT
+
 TOKEN = "formgrader-test"
 ONLY_FORMGRADER = ("{'nbgrader.server_extensions.formgrader': True, 'jupyterlab': False, 'notebook': False, "
                    "'jupyter_lsp': False, 'jupyter_server_terminals': False, 'notebook_shim': False, "
@@ -100,3 +103,35 @@ def formgrader(course: Path, tmp: Path, wait: float = 90.0):
             proc.kill()
             proc.wait()
         log.close()
+
+
+# What an instructor sees of a flagged notebook in formgrader's page: the note at the top (its words, whether
+# any of it runs past the panel's edge, as the checks' lines under each grade cell did), the cells that ask
+# for a score, and the placeholder of a comment box.
+SEEN = """() => {
+  const note = [...document.querySelectorAll('.text_cell_render')].find(e => e.innerText.includes('for review'));
+  const clipped = e => e.scrollWidth > e.clientWidth + 1;          // text that runs on past what is shown
+  return {note: note.innerText, clipped: [note, ...note.querySelectorAll('*')].filter(clipped).length,
+          cut: [...document.querySelectorAll('.output_stream pre')].filter(clipped).length,
+          scored: [...document.querySelectorAll('input.score')].map(e => e.id),
+          placeholder: (document.querySelector('textarea.comment') || {}).placeholder};
+}"""
+
+
+def formgrader_page(server, submission_id: str) -> dict:
+    """The flagged notebook's formgrader page in headless Chromium, at a laptop's 1000 px (a screenshot in
+    test-artifacts/), once its grades and comments have loaded."""
+    sync_api, chromium = browser()
+    with sync_api.sync_playwright() as p:
+        chrome = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = chrome.new_page(viewport={"width": 1000, "height": 900},
+                               extra_http_headers={"Authorization": f"token {TOKEN}"})     # (its API calls too)
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(server.base)
+                   else route.abort())                  # (MathJax's CDN: the tests have no network)
+        page.goto(f"{server.base}/formgrader/submissions/{submission_id}/")
+        page.wait_for_function("() => [...document.querySelectorAll('textarea.comment')].some(t => t.placeholder)")
+        seen = page.evaluate(SEEN)
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "test-artifacts/formgrader-flagged-notebook.png"))   # the first screen
+        chrome.close()
+    return seen

@@ -22,7 +22,7 @@ from autograder.run.batch import grade_batch
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
 from conftest import SOURCE
-from formgrader_helpers import children, formgrader
+from formgrader_helpers import children, formgrader, formgrader_page
 from sandbox_helpers import WRONG_MASK
 
 pytestmark = pytest.mark.slow
@@ -127,6 +127,7 @@ def graded(course, tmp_path_factory):
         seen["notebooks"] = {nb: server.api(f"submitted_notebooks/{A}/{nb}") for nb in NOTEBOOKS}
         flagged = next(s["id"] for s in seen["notebooks"]["ex3_memory"] if s["student"] == "damaged-missing-notebook")
         seen["page"] = server.get(f"/formgrader/submissions/{flagged}/")
+        seen["in chromium"] = formgrader_page(server, flagged)
         seen["comments"] = server.api(f"comments?submission_id={flagged}")
         notes = next(s["id"] for s in seen["notebooks"]["ex1_attention"] if s["student"] == "no-scaling")
         seen["notes_page"] = server.get(f"/formgrader/submissions/{notes}/")
@@ -233,6 +234,16 @@ def test_formgrader_shows_every_submission_graded_with_our_score(graded):
     status, page = graded["page"]
     assert status == 200 and "marked this notebook for review" in page and "ex3_memory.ipynb is missing" in page
     assert any("ex3_memory.ipynb is missing" in (c["auto_comment"] or "") for c in graded["comments"])
+
+
+def test_formgrader_shows_the_reason_in_full_and_asks_no_score_of_a_visible_test(graded):
+    """In headless Chromium (screenshot: test-artifacts/formgrader-flagged-notebook.png): the note at the top
+    was a fenced block cut off at the panel's edge, the checks' lines ran past it too, and every visible-test
+    cell (0 points) had full grading controls; the comment box's placeholder goes when the instructor types."""
+    seen = graded["in chromium"]
+    assert "ex3_memory.ipynb is missing" in seen["note"] and seen["clipped"] == seen["cut"] == 0, seen
+    assert sorted(seen["scored"]) == ["ex3_crossover", "ex3_memory"]
+    assert "the note at the top of the notebook keeps it" in seen["placeholder"]
 
 
 def test_formgraders_autograde_button_grades_through_the_sandbox(graded):
