@@ -130,6 +130,42 @@ def test_the_streamed_digest_is_the_canonical_digest(monkeypatch, slice_chars):
         assert parse.digest(nb) == _reference_digest(nb), repr(s)
 
 
+def test_a_cell_of_many_short_lines_is_hashed_in_few_pieces(monkeypatch):
+    """The digest normalised and hashed each line of a list of lines on its own: a code cell of 4 MiB in
+    200,000 lines was 200,000 normalisations, escapes and hash updates (intake's largest cost for it)."""
+    calls = {"update": 0, "escape": 0}
+    real_update, real_escape = canonical._update, canonical._escape
+
+    def update(h, pieces):
+        calls["update"] += 1
+        real_update(h, pieces)
+
+    def escape(text):
+        calls["escape"] += 1
+        return real_escape(text)
+    monkeypatch.setattr(canonical, "_update", update)
+    monkeypatch.setattr(canonical, "_escape", escape)
+    lines = [f"# line {i:07d} é\n" for i in range(200_000)]
+    nb = {"cells": [{"cell_type": "code", "source": lines, "metadata": {}, "outputs": []}], "metadata": {}}
+    assert parse.digest(nb) == _reference_digest(nb)
+    chars = sum(map(len, lines))
+    assert calls["update"] <= chars // canonical._SLICE + 5 and calls["escape"] <= 2 * (chars // canonical._SLICE) + 20, calls
+
+
+def test_counting_a_students_lines_stops_once_there_are_enough():
+    """Whether a notebook is the student's own work needs 8 lines of theirs; the rest of a cell of
+    megabytes is not read for it."""
+    from autograder.intake.compare import MIN_COPY_LINES, work_lines
+    from autograder.intake.model import CodeCell
+
+    class Unread(str):
+        def splitlines(self, *args):
+            raise AssertionError("read past the lines needed")
+    cells = [CodeCell("ex1_attention", 0, "x = 1\n" * 20), CodeCell("ex1_attention", 1, Unread("y = 2\n" * 10))]
+    assert work_lines(cells, frozenset(), MIN_COPY_LINES) == MIN_COPY_LINES
+    assert work_lines(cells[:1], frozenset()) == 20
+
+
 def test_a_million_tiny_code_cells_cost_what_the_first_5000_do():
     """Over the JSON values' limit a notebook is salvaged, which kept the position of every source key and
     every cell type (a million of each: 8 times the file in lists, and over a minute of one grading

@@ -122,7 +122,7 @@ def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:
     del nb                                      # what is graded is in the cells: the rest is freed now
     intake.layout[name] = cells
     collect_cells(cells, name, expected, intake, salvaged)
-    if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset())) >= MIN_COPY_LINES:
+    if work_lines(intake.cells[before:], ctx.notebooks.given.get(name, frozenset()), MIN_COPY_LINES) >= MIN_COPY_LINES:
         event = twin_event(content, _what(found), ctx)
         if event:
             intake.flag(event)
