@@ -166,6 +166,28 @@ def test_counting_a_students_lines_stops_once_there_are_enough():
     assert work_lines(cells[:1], frozenset()) == 20
 
 
+def test_a_classmates_oversized_notebook_is_not_read_for_the_copy_checks(tmp_path, monkeypatch):
+    """Every grading process reads the class once for its copy checks; a classmate's notebook over the size
+    limit, which has no digest there, was read whole all the same (a 63 MB one: 126 MB of every honest
+    grading process, the limit patched to 1 MB here)."""
+    from autograder.assignment import NOTEBOOKS
+    from autograder.intake import integrity
+    monkeypatch.setattr(integrity, "MAX_NOTEBOOK_BYTES", 1 << 20)
+    course = make_class(tmp_path, ["correct-1", "no-scaling"])
+    big = course / "submitted" / "no-scaling" / "ch04_attention" / "ex1_attention.ipynb"
+    nb = json.loads(big.read_text())
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "a" * (6 << 20)})
+    big.write_text(json.dumps(nb))
+    tracemalloc.start()
+    try:
+        index = integrity.read_class(course / "submitted", "ch04_attention", tuple(NOTEBOOKS))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 << 20, peak
+    assert sum(1 for students in index.digests.values() if "no-scaling" in students) == 3     # ex2-ex4 only
+
+
 def test_a_million_tiny_code_cells_cost_what_the_first_5000_do():
     """Over the JSON values' limit a notebook is salvaged, which kept the position of every source key and
     every cell type (a million of each: 8 times the file in lists, and over a minute of one grading

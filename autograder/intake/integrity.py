@@ -168,10 +168,12 @@ def read_class(submitted: Path, assignment: str, names: tuple) -> ClassIndex:
 
 
 def _graded(fd: int, folder: Path, names: tuple) -> list[str]:
-    """The content digests of the notebooks a classmate's grading takes (``take``), within one budget."""
+    """The content digests of the notebooks a classmate's grading takes (``take``), within one budget; a
+    notebook over ``MAX_NOTEBOOK_BYTES`` has none and is not read (it cost every grading process of the
+    class its size, for nothing)."""
     budget, out = Budget(bytes_left=MAX_NOTEBOOK_BYTES * max(len(names), 1)), []
     for found in wanted(folder, False, names_in(fd, names)[0], names)[0]:
-        raw = take(fd, folder, found, budget).release()
+        raw = take(fd, folder, found, budget, MAX_NOTEBOOK_BYTES).release()
         if raw is not None and len(raw) <= MAX_NOTEBOOK_BYTES and (content := digest_of(raw)) is not None:
             out.append(content)
     return out

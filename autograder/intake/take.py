@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..inert import shown
-from .files import MAX_LISTING, Budget, LinkRefused, listing, open_folder, read_regular
+from .files import HARD_LIMIT_BYTES, MAX_LISTING, Budget, LinkRefused, listing, open_folder, read_regular
 from .model import Refused
 from .names import Found, find, notebook_for
 
@@ -67,12 +67,13 @@ def wanted(path: Path, single: bool, files: list[str], names) -> tuple[list[Foun
     return [Found(match, path.name, note=note)], None
 
 
-def take(fd: int, folder: Path, found: Found, budget: Budget) -> Taken:
-    """The bytes of the file that stands for ``found`` (none when there is no such file)."""
+def take(fd: int, folder: Path, found: Found, budget: Budget, cap: int = HARD_LIMIT_BYTES) -> Taken:
+    """The bytes of the file that stands for ``found`` (none when there is no such file); one over ``cap``
+    bytes is refused before it is read."""
     if found.file is None:
         return Taken()
     try:
-        raw, st = read_regular(fd, folder, found.file, budget=budget)
+        raw, st = read_regular(fd, folder, found.file, cap, budget=budget)
     except (LinkRefused, Refused, OSError) as exc:
         return Taken(error=exc)
     return Taken(raw, st)
