@@ -168,3 +168,21 @@ def test_the_square_input_check_judges_square_inputs_only():
     check = next(c for c in record.checks if c.check == "no_causal_mask")
     assert check.diagnosis == "cross-causal-mask" and "raised" not in check.message
 
+
+
+def test_a_cache_keyed_on_any_subset_of_the_arguments_loses_the_value_points_and_is_said():
+    """The state probe changes each of K and V alone too (issue 28, item 6): a cache keyed on Q and K, on K
+    alone or on Q and V returns an earlier answer for one of those calls, and the message says what was
+    observed and which arguments the result did not follow."""
+    mod = importlib.import_module("fixtures.diagnosis.localised__cached_on_some_arguments")
+    mod._memo.clear()
+    record = autograder.grade_namespace({**ENGINE, **{k: getattr(mod, k) for k in ATTENTION[1:]}}, "subset-cache")
+    failed = {c.grade_id: c.message for c in record.checks if not c.passed}
+    assert sorted(failed) == ["ex1_attention", "ex2_causal", "ex4_cross"]
+    assert record.total == 28 - 6
+    assert "returned the same output for the same Q and K with a new V as for its first inputs: its result " \
+        "does not follow V. Is it cached on Q and K alone" in failed["ex1_attention"]
+    assert "for the same K and V with a new Q as for its first inputs: its result does not follow Q and V. " \
+        "Is it cached on K alone" in failed["ex2_causal"]
+    assert "returned the same weights for the same Q and V with a new K as for its first inputs: its result " \
+        "does not follow K. Is it cached on Q and V alone" in failed["ex4_cross"]

@@ -130,9 +130,7 @@ def matches(student, name, reference, Q, K, V, rng, *, square: bool = False):
     and on the first inputs again (state, ``_state.py``), at a second width d_k, with a size of 1 in each
     dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge) and at
     fresh, larger sizes; the inputs are left as they were."""
-    varied = [Varied((Q, normal(rng, *K.shape), normal(rng, *V.shape)), None, "the same Q with new K and V"),
-              Varied((normal(rng, *Q.shape), K, V), None, "the same K and V with a new Q")]
-    varied = [Varied(v.args, reference(*v.args), v.said) for v in varied]
+    varied = [Varied(args, reference(*args), said, new, alone) for args, said, new, alone in _varied(rng, Q, K, V)]
     convert = lambda raw: to_pair(raw, name)                    # noqa: E731
     try:
         r = repeat(student, name, convert, (Q, K, V), [v.args for v in varied])
@@ -155,6 +153,16 @@ def matches(student, name, reference, Q, K, V, rng, *, square: bool = False):
             return _wrong(student, name, reference, args, (out, w), rng, square, args is answers[0][0])
     problem = mutation_problem(name, r.changed)
     return fail(problem) if problem else ok()
+
+
+def _varied(rng, Q, K, V):
+    """The state probe's inputs: (args, how said, the new arguments, stale_only); each argument new alone too,
+    so a cache keyed on any subset of Q, K and V returns an earlier answer for one of them."""
+    K2, V2 = normal(rng, *K.shape), normal(rng, *V.shape)
+    yield (Q, K2, V2), "the same Q with new K and V", ("K", "V"), False
+    yield (normal(rng, *Q.shape), K, V), "the same K and V with a new Q", ("Q",), False
+    yield (Q, K2, V), "the same Q and V with a new K", ("K",), True
+    yield (Q, K, V2), "the same Q and K with a new V", ("V",), True
 
 
 def _more_cases(rng, case: tuple, square: bool):

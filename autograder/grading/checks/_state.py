@@ -1,14 +1,15 @@
 """Checks that catch state: what the value checks ask besides the values.
 
-A value check calls the function on its inputs, then on inputs that change one argument at a time
-(for attention: the same Q with new K and V, then the same K and V with a new Q; for softmax: a new x),
+A value check calls the function on its inputs, then on inputs that change some arguments and keep the
+others (for attention: the same Q with new K and V, the same K and V with a new Q, then each of K and V new
+alone, so a cache keyed on any subset of Q, K and V is hit; for softmax: a new x),
 then on its first inputs again, all in one round trip, and reads every answer after the last call (as
 the sandbox's worker sends them). Each of these is one mistake, charged once there, with a message
 that says exactly what the calls showed:
 
 - a result that changes between identical calls (state kept between them, or random numbers);
-- a result that is the same for inputs that differ (a cache keyed on the shapes, on Q alone, on K and
-  V alone, or an argument that is ignored);
+- a result that is the same for inputs that differ (a cache keyed on the shapes or on any subset of the
+  arguments, or an argument that is ignored): the arguments it did not follow are said, and the ones kept;
 - an earlier result that changes after a later call (one array kept between calls and returned each
   time: the caller's earlier result is overwritten);
 - an argument changed in place.
@@ -53,10 +54,16 @@ def _arg_name(name: str, i: int) -> str:
 
 @dataclass(frozen=True)
 class Varied:
-    """One varied input of the state probe: its arguments, the reference's answer and how to say it."""
+    """One varied input of the state probe: its arguments, the reference's answer and how to say it.
+    ``new`` names the arguments it changed; with ``stale_only`` an unchanged part counts only when the
+    first answer's part was right (the function computed it, then gave it again: a cache hit), so a
+    mistake that makes a part ignore an argument (weights returned as the output ignore V) is the value
+    comparison's to say."""
     args: tuple
     expected: object
     said: str                # "the same Q with new K and V"
+    new: tuple[str, ...] = ("x",)
+    stale_only: bool = False
 
 
 def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, expected_first, varied: list[Varied],
@@ -71,6 +78,7 @@ def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, exp
                     "(or draws random numbers). Compute the result from the arguments alone; an array kept between "
                     "calls (a global, or one that `functools.lru_cache` returns) must not be changed in place "
                     "(`m += scores` changes the cached array; `scores + m` makes a new one).")
+    hits = []                          # (label, the varied input) where a part stayed as it was
     for part, label in _parts(what):
         answers = [_part(a, part) for a in (r.first, *r.varied)]
         if any(_has_nan(a) for a in answers):
@@ -79,14 +87,25 @@ def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, exp
         differ = [k for k in range(1, len(answers)) if not same_values(expected[k], expected[0])]
         if differ and all(same_values(answers[k], answers[0]) for k in range(1, len(answers))):
             return _all_the_same(student, name, convert, r, first_args, varied, part, label)
-        for k in differ:
-            if same_values(answers[k], answers[0]):
-                v = varied[k - 1]
-                kept, lost = _kept_and_lost(name, v.said)
-                return (f"`{name}` returned the same {label} for {v.said} as for its first inputs: its result does "
-                        f"not follow {lost}. Is it cached on {kept} alone (a dictionary or `lru_cache` keyed on "
-                        f"{kept}), or does it ignore {lost}? Compute it from every argument on every call.")
-    return None
+        right = same_values(answers[0], expected[0])
+        hits += [(label, varied[k - 1]) for k in differ if same_values(answers[k], answers[0])
+                 and (right or not varied[k - 1].stale_only)]
+    return _not_followed(name, hits) if hits else None
+
+
+def _not_followed(name: str, hits: list) -> str:
+    """The first part that stayed the same for inputs that differ, and every argument some part did not follow."""
+    label, v = hits[0]
+    names = NAMES.get(name, ATTENTION_ARGS)
+    lost = [a for a in names if any(a in h.new for _, h in hits)]
+    kept = _and([a for a in names if a not in lost]) or "the shapes"
+    return (f"`{name}` returned the same {label} for {v.said} as for its first inputs: its result does not follow "
+            f"{_and(lost)}. Is it cached on {kept} alone (a dictionary or `lru_cache` keyed on {kept}), or does it "
+            f"ignore {_and(lost)}? Compute it from every argument on every call.")
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def _all_the_same(student, name, convert, r, first_args, varied, part, label) -> str:
@@ -122,13 +141,6 @@ def _part(answer, part):
 
 def _inputs(name: str) -> str:
     return "x" if name == "softmax" else "Q, K and V"
-
-
-def _kept_and_lost(name: str, said: str) -> tuple[str, str]:
-    """(the arguments a call kept, the ones it changed), as said to the student."""
-    if name == "softmax":
-        return "the shape", "x"
-    return ("Q", "K and V") if "new K and V" in said else ("K and V", "Q")
 
 
 def mutation_problem(name: str, changed: tuple[str, ...]) -> str | None:

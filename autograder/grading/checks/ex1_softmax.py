@@ -52,8 +52,8 @@ def rows_sum_to_one(student, rng):
     if r.first.shape != x.shape:
         return mismatch(student, "softmax", (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
                         "it should keep the input's shape.")
-    problem = state_problem(student, "softmax", _array, r, (x,), S.softmax(x), [Varied((x2,), S.softmax(x2), "a new x")],
-                            ("values",))
+    varied = [Varied((x2,), S.softmax(x2), "a new x", ("x",))]
+    problem = state_problem(student, "softmax", _array, r, (x,), S.softmax(x), varied, ("values",))
     if problem:
         return (nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or _nothing(student, rng, x, "the values")
                 or stateful(problem))
