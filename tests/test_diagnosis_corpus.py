@@ -1,6 +1,7 @@
 """DESIGN.md rule 4, a diagnosis names only what it has proven, measured on the labelled corpus
 (tests/fixtures/diagnosis/) and checked rule by rule."""
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -70,6 +71,23 @@ def test_zero_is_not_a_tiny_number():
     assert not agree(0, 2e-9) and agree(2e-9, 2e-9 * (1 + 1e-12))
     assert _diagnosed("attention_memory_bytes", lambda n, b=2: 0, (1, 2)) is None
     assert _diagnosed("attention_memory_bytes", lambda n, b=2: n * n * b // 1024, (1, 2)) is None
+
+
+def test_a_count_in_gigabytes_is_named_at_the_resolution_it_shows_and_a_constant_proves_nothing():
+    """bytes-as-gb is a family (issue 28, items 1 and 5): the byte count in GB or GiB, exactly or rounded
+    (round, ceil, floor) to the places the answer shows, is named, read where the answers show enough digits;
+    an answer that is 0 or 1 wherever it is asked, a count with a second mistake shown in GB, or a count in
+    MiB is not."""
+    gb = {"ceil": lambda n, b=2: math.ceil(n * n * b / 1e9), "round": lambda n, b=2: round(n * n * b / 2**30, 1),
+          "floor": lambda n, b=2: n * n * b // 10**9, "GiB": lambda n, b=2: n * n * b / 1024**3}
+    for how, fn in gb.items():
+        entry = _diagnosed("attention_memory_bytes", fn, (3000, 2))
+        assert entry is not None and entry.id == "bytes-as-gb", how
+    assert "divided by 10**9, a count in GB, rounded up to a whole number" in \
+        _diagnosed("attention_memory_bytes", gb["ceil"], (3000, 2)).sentence
+    for fn in (lambda n, b=2: 1, lambda n, b=2: 0.0, lambda n, b=2: round(n ** 3 * b / 1e9, 2),
+               lambda n, b=2: round(n * n * b / 2**20, 1), lambda n, b=2: math.ceil(n * n / 1e9)):
+        assert _diagnosed("attention_memory_bytes", fn, (3000, 2)) is None
 
 
 def test_a_match_on_one_degenerate_input_is_not_a_diagnosis():

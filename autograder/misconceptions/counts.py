@@ -36,7 +36,10 @@ WHAT = {"attention_memory_bytes": "the attention matrix's count", "ffn_memory_by
         "crossover_length": "the crossover"}
 
 
-def localise_count(function: str, args: tuple, value, probe) -> Localisation | None:
+def reading(function: str, args: tuple, probe) -> _Reading | None:
+    """The student's counts at a few ordinary base points and with each argument doubled and tripled, read at
+    larger sizes where the answers are rounded for display; None when a call failed, an answer is not one
+    number, or the answers stay too coarse to read (fewer than ``MIN_DIGITS`` significant digits)."""
     if probe is None:
         return None
     names = ARGUMENTS[function]
@@ -47,8 +50,14 @@ def localise_count(function: str, args: tuple, value, probe) -> Localisation | N
             break
         bases = _finer(function, bases, read.digits)
         read = _read(function, probe, bases, names)
-    if read is None or read.digits < MIN_DIGITS:
+    return None if read is None or read.digits < MIN_DIGITS else read
+
+
+def localise_count(function: str, args: tuple, value, probe) -> Localisation | None:
+    read = reading(function, args, probe)
+    if read is None:
         return None                                   # a failed call, not one number, or too coarse to read
+    names = ARGUMENTS[function]
     for k, name in enumerate(names):
         ratio = _consistent(read.ratios(k), read.tolerance)
         want = read.right_grown[0, k, 0] / read.right_base[0]
@@ -81,6 +90,11 @@ class _Reading:
     def ratios(self, k: int) -> list[float]:
         return [g / b if b else np.nan for g, b in zip(self.grown[:, k, 0], self.base)]
 
+    def every(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the student's answers, the right counts, a unit in the last place of each), every input read."""
+        return (np.concatenate([self.base, self.grown.ravel()]),
+                np.concatenate([self.right_base, self.right_grown.ravel()]), self.ulp)
+
 
 def _read(function, probe, bases, names) -> _Reading | None:
     asked = bases + [_grown(base, k, m) for base in bases for k in range(len(names)) for m in (2, 3)]
@@ -91,7 +105,7 @@ def _read(function, probe, bases, names) -> _Reading | None:
     right = np.array([float(getattr(solutions, function)(*a)) for a in asked])
     if not np.all(np.isfinite(got)):
         return None
-    ulp = np.array([_ulp(g) for g in got])
+    ulp = np.array([last_place(g) for g in got])
     with np.errstate(divide="ignore", invalid="ignore"):
         shown = np.where(ulp > 0, np.abs(got) / np.where(ulp > 0, ulp, 1), np.inf)
     digits = float(np.log10(shown.min())) if np.all(got != 0) else 0.0
@@ -100,7 +114,7 @@ def _read(function, probe, bases, names) -> _Reading | None:
                     right[len(bases):].reshape(shape), ulp, digits)
 
 
-def _ulp(v: float) -> float:
+def last_place(v: float) -> float:
     """A unit in the last decimal place the answer shows (0.01 for 0.54, 1 for 536870912 and for 17000: a whole
     number is read to the unit, and a coarse one is read at larger sizes); 0 when it shows more than 12
     decimals (computed, not rounded for display)."""
@@ -145,16 +159,25 @@ def _rounded_unit(function: str, read: _Reading) -> Localisation | None:
     """Every answer is the exact count in a unit, rounded (round, floor or ceil) to the places it shows."""
     if function == "crossover_length" or not np.all(read.ulp > 0):
         return None
-    got = np.concatenate([read.base, read.grown.ravel()])
-    right = np.concatenate([read.right_base, read.right_grown.ravel()])
+    got, right, _ = read.every()
     for ratio, shown, unit in UNITS:
-        for how, rounding in ROUNDINGS:
-            if all(_exactly(g, rounding(r * ratio / u) * u) for g, r, u in zip(got, right, read.ulp)):
-                places = _places(read.ulp)
-                return Localisation("unit", f"Your {_noun(function)} is the right number of bytes "
-                                    f"{'times' if ratio > 1 else 'divided by'} {shown} and {how} {places} on every "
-                                    f"input tried, a count in {unit} as shown for reading: return the number of "
-                                    "bytes itself (an integer), with no unit or rounding.")
+        how = rounded(got, right * ratio, read.ulp)
+        if how:
+            return Localisation("unit", f"Your {_noun(function)} is the right number of bytes "
+                                f"{'times' if ratio > 1 else 'divided by'} {shown} and {how} on every "
+                                f"input tried, a count in {unit} as shown for reading: return the number of "
+                                "bytes itself (an integer), with no unit or rounding.")
+    return None
+
+
+def rounded(got, want, ulp) -> str | None:
+    """How ``got`` is ``want`` rounded the same way (round, ceil, floor) on every input to the places each
+    answer shows ("rounded up to a whole number"), else None."""
+    if not np.all(ulp > 0):
+        return None
+    for how, rounding in ROUNDINGS:
+        if all(exactly(g, rounding(w / u) * u) for g, w, u in zip(got, want, ulp)):
+            return f"{how} {_places(ulp)}"
     return None
 
 
@@ -179,18 +202,18 @@ def _constant_factor(function: str, got: list[float], right: list[float]) -> Loc
         if function != "crossover_length" and _near(factor, ratio):
             for floor, how in ((False, "divided by" if ratio < 1 else "times"), (True, "floor-divided by")):
                 scaled = [np.floor(r * ratio) if floor else r * ratio for r in right]
-                if all(_exactly(g, w) for g, w in zip(got, scaled)):
+                if all(exactly(g, w) for g, w in zip(got, scaled)):
                     return Localisation("unit", f"Your {noun} follows every argument as it should but is the "
                                         f"right number of bytes {how} {shown} on every input tried, a count in "
                                         f"{unit}: return the number of bytes itself.")
-    if not all(_exactly(g, factor * r) for g, r in zip(got, right)):
+    if not all(exactly(g, factor * r) for g, r in zip(got, right)):
         return None
     fix = "check how the crossover is found" if function == "crossover_length" else "check each factor of the count"
     return Localisation("unit", f"Your {noun} follows every argument as it should but is {factor:.4g} times the "
                         f"right value on every input tried: {fix}.")
 
 
-def _exactly(a: float, b: float) -> bool:
+def exactly(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 
 

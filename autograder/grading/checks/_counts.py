@@ -2,16 +2,16 @@
 
 Three slips that the catalogue of misconceptions does not model get a message of their own:
 an integer that overflowed (it wrapped around, or its dtype cannot hold the count), a float too
-narrow to hold the count exactly, and a unit conversion (kB, KiB, MB, MiB, GiB), with or without
-floor division. A unit is named only when it reproduces every answer of the check and at least two
+narrow to hold the count exactly, and a unit conversion (kB, KiB, MB, MiB), with or without
+floor division. A count in GB or GiB is the catalogue's bytes-as-gb family, named by the diagnosis
+(``misconceptions/units.py``), not here. A unit is named only when it reproduces every answer of the check and at least two
 of them are non-zero and different: one input that happens to fit is no proof (0 fits every unit).
 """
 from __future__ import annotations
 
 import numpy as np
 
-UNITS = ((1000, "1000", "kB"), (1024, "1024", "KiB"), (10**6, "10**6", "MB"), (2**20, "2**20", "MiB"),
-         (2**30, "2**30", "GiB"))
+UNITS = ((1000, "1000", "kB"), (1024, "1024", "KiB"), (10**6, "10**6", "MB"), (2**20, "2**20", "MiB"))
 
 
 def count_slip(name: str, cases: list[tuple], answers: list, exact: list[int]) -> str | None:
