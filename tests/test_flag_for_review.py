@@ -1,6 +1,7 @@
 """nbgrader's own autograde door flags a notebook's cells for a person, but never a cell a person scored."""
 from __future__ import annotations
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -28,7 +29,7 @@ def _flag(url, reasons):
     resources = {"autograder_review": reasons,
                  "nbgrader": {"db_url": url, "notebook": "ex1_attention", "assignment": "ch04_attention",
                               "student": "ada"}}
-    FlagForReview().preprocess(None, resources)
+    FlagForReview().preprocess(nbformat.v4.new_notebook(), resources)     # nbgrader hands it the notebook
 
 
 def _grades(url):
