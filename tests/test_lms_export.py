@@ -193,3 +193,14 @@ def test_the_export_command_says_what_is_wrong_in_one_line(tmp_path):
                            "--course", str(course)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stderr.startswith("error: cannot read the Canvas export")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_score_already_in_the_lms_column_that_is_replaced_is_said():
+    """Grace's 3.00 in Canvas (typed there by a person) becomes the gradebook's 20: a note says so; a blank, the
+    same number or Moodle's '-' is no loss and is not noted."""
+    notes = " ".join(merge_canvas(CANVAS, TOTALS, column="ch04_attention").notes)
+    assert "1 score already in the Canvas column was replaced by the gradebook's: 'Hopper, Grace' ('3.00' -> 20)" \
+        in notes and "Lovelace" not in notes.split("replaced")[1]
+    same = merge_canvas(CANVAS.replace(",3.00,-1.50", ",20.00,-1.50"), TOTALS, column="ch04_attention")
+    assert not any("replaced" in n for n in same.notes)
+    assert not any("replaced" in n for n in merge_moodle(MOODLE, TOTALS, column="ch04_attention").notes)

@@ -137,17 +137,24 @@ def _fill(rows, header, student_rows, totals, at: int, key_at: int, match: str, 
     keys: dict[str, list[list[str]]] = {}
     for row in student_rows:
         keys.setdefault(_key(row[key_at], match), []).append(row)
-    merged, unmatched, placed = Merged("", header[at]), [], set()
+    merged, unmatched, replaced, placed = Merged("", header[at]), [], [], set()
     for k, lms_rows in keys.items():
         if not k or len(lms_rows) > 1 or k not in ours:
             why = ("no key" if not k else f"{len(lms_rows)} rows share it" if len(lms_rows) > 1 else "not in the gradebook")
             unmatched += [f"{shown(r[0])} ({header[key_at]} {shown(r[key_at])}: {why})" for r in lms_rows]
             continue
         for row in lms_rows:
-            row[at] = _number_text(ours[k].score)
+            score = _number_text(ours[k].score)
+            if _replaces(row[at], score):
+                replaced.append(f"{shown(row[0])} ({shown(row[at].strip())} -> {score})")
+            row[at] = score
             merged.filled += 1
             placed.add(ours[k].student)
     alone = [t for t in totals if t.student not in placed]
+    if replaced:         # a score typed into the LMS (a regrade, an excuse) is someone's work: said, not lost
+        merged.notes.append(f"{len(replaced)} score{'s' if len(replaced) != 1 else ''} already in the {lms} column "
+                            f"{'were' if len(replaced) != 1 else 'was'} replaced by the gradebook's: "
+                            f"{'; '.join(replaced[:20])}" + _more(replaced))
     if unmatched:
         merged.notes.append(f"{len(unmatched)} row{'s' if len(unmatched) != 1 else ''} of the {lms} export got no "
                             f"score (left as they were): {'; '.join(unmatched[:20])}" + _more(unmatched))
@@ -157,6 +164,15 @@ def _fill(rows, header, student_rows, totals, at: int, key_at: int, match: str, 
                             f"{header[key_at]}): " + ", ".join(
                                 f"{shown(t.student)} ({_number_text(t.score)})" for t in alone[:20]) + _more(alone))
     return merged
+
+
+def _replaces(old: str, new: str) -> bool:
+    """Whether writing ``new`` over the cell ``old`` loses something: any value but blank, Moodle's "-" (no
+    grade) or the same number."""
+    old = old.strip()
+    if old in ("", "-"):
+        return False
+    return not (_is_number(old) and float(old) == float(new))
 
 
 def _by_key(totals: list[Total], match: str) -> dict[str, Total]:
