@@ -62,6 +62,24 @@ def test_init_lays_out_a_course(tmp_path):
     assert (course / "submitted").is_dir() and not any((course / "submitted").iterdir())
 
 
+def test_a_new_course_s_gradebook_needs_no_alembic_on_the_path(tmp_path, monkeypatch):
+    """init's "Next:" names the venv's interpreter in full, so alembic is not on the PATH when nbgrader's first
+    command makes gradebook.db: init makes it, stamped as nbgrader stamps one; a course merged into or forced
+    over keeps whatever gradebook it has (none is made afresh)."""
+    import nbgrader.api
+    course = init_course(tmp_path / "c").course
+    assert "gradebook.db" in init_course(tmp_path / "d").written
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", lambda: pytest.fail("nbgrader ran alembic"))
+    with nbgrader.api.Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.update_or_create_assignment("ch04_attention")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "nbgrader_config.py").write_text("c = get_config()\n")
+    init_course(tmp_path / "m", merge=True)
+    (course / "gradebook.db").unlink()
+    init_course(course, force=True)
+    assert not (tmp_path / "m" / "gradebook.db").exists() and not (course / "gradebook.db").exists()
+
+
 def test_init_refuses_an_existing_course_unless_told(tmp_path):
     course = init_course(tmp_path / "c").course
     (course / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.course_id = 'mine'\n")

@@ -40,6 +40,7 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     """
     dest = Path(dest).resolve()
     _refuse_if_occupied(dest, force=force, merge=merge, assignment=assignment)
+    fresh = not dest.exists() or (dest.is_dir() and not dest.is_symlink() and not any(dest.iterdir()))
     result = InitResult(dest)
     dest.mkdir(parents=True, exist_ok=True)
     _lay_config(dest / CONFIG, result, merge=merge)
@@ -52,7 +53,19 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     elif submitted != "folder":
         result.skipped.append(f"submitted/: {_why(submitted)}; nbgrader collects submissions into a folder "
                               "submitted/ there (move it away and run init again)")
+    if fresh:
+        _new_gradebook(dest, result)
     return result
+
+
+def _new_gradebook(course: Path, result: InitResult) -> None:
+    """A new course's empty gradebook.db, stamped as nbgrader stamps one. nbgrader's own commands make it by
+    running ``alembic`` from the PATH, which a venv's interpreter named in full (init's "Next:") does not put
+    there: the first ``generate_assignment --force`` then failed after removing release/, leaving a gradebook
+    without its version. Only in a folder init made or found empty, so no run's gradebook is ever made afresh."""
+    from ..gradebook.nbgrader_api import stamp_new_sqlite
+    stamp_new_sqlite(f"sqlite:///{course / 'gradebook.db'}")
+    result.written.append("gradebook.db")
 
 
 def _kind(path: Path) -> str:
