@@ -66,9 +66,14 @@ def test_a_new_course_s_gradebook_needs_no_alembic_on_the_path(tmp_path, monkeyp
     """init's "Next:" names the venv's interpreter in full, so alembic is not on the PATH when nbgrader's first
     command makes gradebook.db: init makes it, stamped as nbgrader stamps one; a course merged into or forced
     over keeps whatever gradebook it has (none is made afresh)."""
+    import sqlite3
+
     import nbgrader.api
     course = init_course(tmp_path / "c").course
     assert "gradebook.db" in init_course(tmp_path / "d").written
+    with sqlite3.connect(course / "gradebook.db") as db:       # nbgrader's whole schema, as its commands read it
+        assert {"alembic_version", "assignment", "grade", "comment"} <= {
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     monkeypatch.setattr(nbgrader.api, "get_alembic_version", lambda: pytest.fail("nbgrader ran alembic"))
     with nbgrader.api.Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.update_or_create_assignment("ch04_attention")

@@ -63,8 +63,10 @@ def _new_gradebook(course: Path, result: InitResult) -> None:
     running ``alembic`` from the PATH, which a venv's interpreter named in full (init's "Next:") does not put
     there: the first ``generate_assignment --force`` then failed after removing release/, leaving a gradebook
     without its version. Only in a folder init made or found empty, so no run's gradebook is ever made afresh."""
-    from ..gradebook.nbgrader_api import stamp_new_sqlite
-    stamp_new_sqlite(f"sqlite:///{course / 'gradebook.db'}")
+    from ..gradebook.nbgrader_api import nbgrader_api, stamp_new_sqlite
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    stamp_new_sqlite(url)
+    nbgrader_api().Gradebook(url).close()        # nbgrader's tables beside the stamp (it sees one: no alembic)
     result.written.append("gradebook.db")
 
 
