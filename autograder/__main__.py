@@ -138,8 +138,10 @@ def _by_person(record, args) -> dict[str, float]:
         course = course_settings(args.course or find_course(Path(args.path).absolute()))
         return person_scores(course.db_url, record.assignment, record.student_id) if course.db_url else {}
     except Exception as exc:  # noqa: BLE001 - the table is printed whatever the gradebook says
-        print(f"note: the gradebook could not be read for a person's scores ({type(exc).__name__}: {exc})",
-              file=sys.stderr)
+        from .inert import one_line
+        said = one_line((str(exc).strip().splitlines() or [""])[0])[:300]       # SQLAlchemy's next lines: its SQL
+        print(f"note: the gradebook could not be read for a person's scores ({type(exc).__name__}: {said}); the "
+              "table shows the checks' scores alone", file=sys.stderr)
         return {}
 
 

@@ -76,3 +76,17 @@ def test_a_stopped_run_says_one_submission_in_the_singular(tmp_path):
     assert "the other 1 was not graded." in _stopped(args, stop)
     assert "the other 2 were not graded." in _stopped(args, BatchStopped(signal.SIGTERM, out=tmp_path, done=1, total=3))
     assert "README" not in build_parser().format_help()
+
+
+def test_check_says_in_one_line_why_the_gradebook_could_not_be_read(tmp_path, capsys):
+    """A gradebook without nbgrader's tables: check's note is the error's first line, not SQLAlchemy's SQL dump."""
+    import sqlite3
+    from types import SimpleNamespace
+    from autograder.__main__ import _by_person
+    (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    sqlite3.connect(tmp_path / "gradebook.db").execute("CREATE TABLE other (x)").connection.close()
+    record = SimpleNamespace(assignment="ch04_attention", student_id="ann")
+    assert _by_person(record, SimpleNamespace(course=str(tmp_path), path=str(tmp_path))) == {}
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such table" in err and "SELECT" not in err, err
+    assert "the table shows the checks' scores alone" in err
