@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from autograder.samples import sample_class
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import write_submission
 from conftest import ROOT
 

@@ -7,7 +7,7 @@ import importlib
 import inspect
 from pathlib import Path
 
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 
 
 def fixture_overrides(name: str) -> dict[str, str]:

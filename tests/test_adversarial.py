@@ -14,7 +14,7 @@ import pytest
 
 import corpora
 from autograder.run.batch import grade_batch
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.sandbox import cgroups
 from autograder.samples.synthetic import write_submission
 from batch_helpers import gradebook_in, make_class

@@ -8,7 +8,7 @@ import hashlib
 import pytest
 
 from autograder.run.batch import grade_batch
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
 from conftest import NOTEBOOKS

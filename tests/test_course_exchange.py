@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from autograder.run.batch import grade_batch
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import fill_notebook, reference_answers
 from autograder.intake.names import notebook_for
 from batch_helpers import export_gradebook, make_class, read_csv

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from autograder.__main__ import main
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples import sample_class
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_gradebook, make_class, read_csv

@@ -66,7 +66,7 @@ def test_nbgrader_autograde_again_never_reflags_what_a_person_graded(tmp_path):
     with a manual score again; the door puts back the flag the person left, in a notebook that needs review
     (a cell nobody scored stays flagged) and in one that does not, and keeps the scores."""
     from autograder.__main__ import main
-    from autograder.course.nbgrader_cli import run_nbgrader
+    from nbgrader_fast import run_nbgrader
     from batch_helpers import export_gradebook, make_class
     course = make_class(tmp_path, ["damaged-edited-tests", "correct-1"])
     assert main(["grade", "--course", str(course)]) == 0

@@ -78,7 +78,7 @@ def test_grade_resume_formgrader_the_door_and_export_on_postgres(postgres, tmp_p
     there, grade --resume keeps it and every output shows it, nbgrader's own autograde (our door) and
     export work on the same database; nothing was written to a SQLite file."""
     from autograder.__main__ import main
-    from autograder.course.nbgrader_cli import run_nbgrader
+    from nbgrader_fast import run_nbgrader
     from batch_helpers import export_gradebook, make_class, read_csv
     from formgrader_helpers import formgrader
     from test_formgrader_manual import _notebook_of, _put

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.run.batch import grade_batch
 from batch_helpers import make_class, read_csv
 

@@ -9,7 +9,6 @@ import importlib
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -17,7 +16,7 @@ import nbformat
 import pytest
 
 from autograder.assignment import NOTEBOOKS
-from autograder.course.nbgrader_cli import run_nbgrader, tool_env
+from nbgrader_fast import nbgrader, run_nbgrader
 from autograder.run.batch import grade_batch
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_rows, make_class, read_csv
@@ -151,9 +150,8 @@ def _fork_servers_left(pid: int, wait: float = 20.0) -> list[int]:
 @pytest.fixture(scope="module")
 def autograded(course, graded):
     """Then nbgrader's own `autograde` of both assignments in the same course, and its export."""
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", A, "--force", "--log-level=WARN",
-                           "--SandboxedExecute.keep_server=30"],             # one fork server for the class
-                          cwd=course, env=tool_env(), capture_output=True, text=True, timeout=900)
+    proc = nbgrader(["autograde", A, "--force", "--log-level=WARN",
+                     "--SandboxedExecute.keep_server=30"], course, timeout=900)   # one fork server for the class
     failed = re.findall(r"error processing assignment '[^']+' for student '([^']+)'", proc.stdout + proc.stderr)
     assert failed == [UNREADABLE], proc.stdout + proc.stderr     # nbgrader itself cannot parse that notebook
     run_nbgrader(["autograde", "hw1", "--force", "--log-level=WARN"], course, "autograde hw1", timeout=900)

@@ -1,20 +1,16 @@
 """nbgrader end to end for students: validate (slow). The instructor's side, autograde + export agreeing
 with `grade`, is tests/test_course_agreement.py."""
-import subprocess
-import sys
-
 import pytest
 
-from autograder.course.nbgrader_cli import tool_env
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, SOURCE
+from nbgrader_fast import nbgrader
 
 pytestmark = pytest.mark.slow
 
 
 def _validate(path):
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], env=tool_env(),
-                          capture_output=True, text=True, cwd=path.parent, timeout=300)
+    proc = nbgrader(["validate", str(path)], path.parent, timeout=300)
     return proc.stdout + proc.stderr
 
 

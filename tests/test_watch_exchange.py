@@ -11,7 +11,7 @@ import time
 import nbformat
 import pytest
 
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import fill_notebook, reference_answers
 from conftest import NOTEBOOKS
 from autograder.watch.publish import page_file

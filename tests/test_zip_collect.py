@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from autograder.__main__ import main
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from batch_helpers import make_class, read_csv
 from conftest import NOTEBOOKS
 

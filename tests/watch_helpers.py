@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from autograder.samples import sample_class
-from autograder.course.nbgrader_cli import run_nbgrader
+from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import write_submission
 
 A = "ch04_attention"
