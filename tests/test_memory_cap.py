@@ -125,7 +125,9 @@ def test_check_under_a_memory_cap_says_the_submission_killed_its_grader(tmp_path
 KILLERS = ["a-killer", "k-killer", "z-killer"]      # first, in the middle, last of the class, in grading order
 # Every function returns 64 MiB, the sandbox's limit on one call's result, which the grading process receives.
 # Measured with /proc's VmHWM: a Dask worker grading the honest class peaks near 85 MB, one grading this killer
-# near 800 MB (over 235 MiB within a second of its first call). The notebook killer above will not do here:
+# near 800 MB (over 235 MiB within a second of its first call) before the budget on result bytes; now each
+# notebook's first result arrives and no other (Limits.received_bytes: 256 MiB, a quarter a notebook, the four
+# at once), which with its copies still takes a worker past this limit (in-process: 516 MB against 75 MB). The notebook killer above will not do here:
 # every grading process reads the class once for its copy checks, the killer's notebook with it (330 MB).
 RETURNS_64_MIB = {f: f"def {f}(*args, **kwargs):\n    return np.zeros(8 << 20)\n"
                   for f in sorted({f for names in FUNCTIONS.values() for f in names})}

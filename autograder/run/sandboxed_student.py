@@ -12,10 +12,11 @@ from __future__ import annotations
 import threading
 import time
 
+from ..assignment import NOTEBOOKS
 from ..intake import CodeCell
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
-from ..sandbox.limits import Limits
+from ..sandbox.limits import Limits, Received
 from ..sandbox.rpc import MAX_PAYLOAD
 from ..grading.student import StudentError, StudentRaised
 
@@ -48,6 +49,7 @@ class SandboxedStudent:
         self.worker: WorkerHandle | None = None
         self.stop = stop or threading.Event()
         self.defined: set[str] = set()
+        self.received = Received(limits.received_bytes // len(NOTEBOOKS))   # this notebook's share, all its workers
         if start:
             self.run_to(None)
 
@@ -191,7 +193,7 @@ class SandboxedStudent:
                                  "submission ran out (see the notes).")] * len(calls)
         seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
         try:
-            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo)
+            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo, received=self.received)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)

@@ -25,8 +25,10 @@ class Refused(Exception):
     """The value cannot be sent to the grader; the message says what to return instead."""
 
 
-def encode_results(results: list, max_bytes: int) -> tuple[dict, bytes]:
-    """Several calls' outcomes in one frame: each ("ok", value) or ("error", summary dict)."""
+def encode_results(results: list, max_bytes: int, budget: tuple[int, int] | None = None) -> tuple[dict, bytes]:
+    """Several calls' outcomes in one frame: each ("ok", value) or ("error", summary dict). ``budget``: the
+    bytes the grader still accepts from this notebook and its total; a result past it is refused (the
+    grader reads no frame longer than that)."""
     arrays: list[np.ndarray] = []
     items = []
     for kind, value in results:
@@ -37,6 +39,7 @@ def encode_results(results: list, max_bytes: int) -> tuple[dict, bytes]:
         try:
             tree = _node(value, arrays, depth=0, count=[0])
             _check_size(arrays, max_bytes)
+            _check_budget(arrays, budget)
         except Refused as exc:
             del arrays[start:]
             items.append({"ok": False, "error": {"type": "Refused", "message": str(exc)}, "raised": False})
@@ -51,6 +54,13 @@ def _check_size(arrays: list, max_bytes: int) -> None:
     if total > max_bytes:
         raise Refused(f"the result takes {total >> 20} MiB, more than the {max_bytes >> 20} MiB the "
                       "grader accepts; return only the arrays the exercise asks for")
+
+
+def _check_budget(arrays: list, budget: tuple[int, int] | None) -> None:
+    if budget is not None and sum(a.nbytes for a in arrays) > budget[0]:
+        raise Refused(f"the notebook's functions have returned more data than the grader accepts from one "
+                      f"notebook ({budget[1] >> 20} MiB of results in all); return only the arrays the "
+                      "exercise asks for")
 
 
 def _node(value, arrays, depth, count):

@@ -21,7 +21,7 @@ import time
 
 from . import cgroups, layers, rpc
 from .convert import decode_many, encode_calls
-from .limits import Limits
+from .limits import Limits, Received
 from .replies import check_reply
 
 
@@ -68,10 +68,11 @@ class WorkerHandle:
                 raise
         return self.status
 
-    def request(self, header: dict, seconds: float, payload: bytes = b"") -> tuple[dict, bytes]:
-        """The checked reply to ``header``; on any failure the worker is killed and WorkerDied raised."""
+    def request(self, header: dict, seconds: float, payload: bytes = b"", most: int = 0) -> tuple[dict, bytes]:
+        """The checked reply to ``header``, whose payload may have at most ``most`` bytes (only results
+        have any); on any failure the worker is killed and WorkerDied raised."""
         deadline = time.monotonic() + seconds
-        return self._receive(header, self._send(header, deadline, seconds, payload), deadline, seconds)
+        return self._receive(header, self._send(header, deadline, seconds, payload), deadline, seconds, most)
 
     def _send(self, header: dict, deadline: float, seconds: float, payload: bytes = b"") -> int:
         """Send one request; its id (for ``_receive``)."""
@@ -84,10 +85,10 @@ class WorkerHandle:
             raise self._died("the worker process ended (it exited, crashed or was killed)") from None
         return rid
 
-    def _receive(self, header: dict, rid: int, deadline: float, seconds: float) -> tuple[dict, bytes]:
+    def _receive(self, header: dict, rid: int, deadline: float, seconds: float, most: int = 0) -> tuple[dict, bytes]:
         """The checked reply to the request ``rid``; on any failure the worker is killed and WorkerDied raised."""
         try:
-            got, reply, data = self.reader.read(deadline)
+            got, reply, data = self.reader.read(deadline, most)
             check_reply(header, rid, got, reply)
         except rpc.Deadline:
             raise self._died(f"no answer within {seconds:g} s") from None
@@ -106,13 +107,18 @@ class WorkerHandle:
         return self.request({"op": "run_cell", "names": list(names)}, seconds, cell_bytes(source))[0]
 
     def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float,
-                  echo: bool = False) -> tuple[dict, list]:
+                  echo: bool = False, received: Received | None = None) -> tuple[dict, list]:
         """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. With
-        ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call."""
+        ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call.
+        ``received``: the notebook's budget of result bytes, charged here with what arrives; the worker is
+        told what is left (and refuses a result past it), and a reply longer than that is not read."""
         encoded, payload = encode_calls(calls)
         if echo:
             encoded = [{**c, "echo": True} for c in encoded]
-        reply, data = self.request({"op": "call_many", "fn": fn, "calls": encoded}, seconds, payload)
+        received = received or Received(rpc.MAX_PAYLOAD)
+        request = {"op": "call_many", "fn": fn, "calls": encoded, "left": received.left, "of": received.total}
+        reply, data = self.request(request, seconds, payload, most=received.left)
+        received.charge(len(data))
         if not reply["ok"]:
             return reply, []
         try:

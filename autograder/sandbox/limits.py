@@ -18,7 +18,21 @@ class Limits:
     processes: int = 32                 # RLIMIT_NPROC (per sandbox uid) and cgroup pids.max
     output_bytes: int = 64 << 10        # captured stdout + stderr kept for feedback
     result_bytes: int = 64 << 20        # largest array a call may return
+    received_bytes: int = 256 << 20     # results the grader accepts from one submission in all (each
+                                        # notebook an equal share: the same checks lose, whatever runs first)
     spawns: int = 4                     # worker restarts allowed after a crash or timeout
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+class Received:
+    """The bytes of results the grader still accepts from one notebook's workers (all of them: a restarted
+    worker does not start afresh). Counted in the grading process on each frame's payload as it is read,
+    never on what the worker says it sent; a frame longer than what is left is not read at all."""
+
+    def __init__(self, total: int):
+        self.total, self.left = total, total
+
+    def charge(self, nbytes: int) -> None:
+        self.left = max(self.left - nbytes, 0)

@@ -143,8 +143,9 @@ class FrameReader:
     def __init__(self, fd: int):
         self.fd = fd
 
-    def read(self, deadline: float | None) -> tuple[int, dict, bytes]:
-        """(request id, header, payload) of the next frame; ProtocolError if it is malformed."""
+    def read(self, deadline: float | None, most: int | None = None) -> tuple[int, dict, bytes | bytearray]:
+        """(request id, header, payload) of the next frame; ProtocolError if it is malformed or its payload
+        is longer than ``most`` bytes (MAX_PAYLOAD at most): of a payload too long not a byte is read."""
         magic, rid, hlen = _PREFIX.unpack(self._exact(_PREFIX.size, deadline))
         if magic != MAGIC:
             raise ProtocolError("bytes that are not a frame")
@@ -152,10 +153,11 @@ class FrameReader:
             raise ProtocolError(f"header of {hlen} bytes exceeds {MAX_HEADER}")
         head = self._exact(hlen + _PLEN.size, deadline)
         (plen,) = _PLEN.unpack_from(head, hlen)
-        if plen > MAX_PAYLOAD:
-            raise ProtocolError(f"payload of {plen} bytes exceeds {MAX_PAYLOAD}")
+        cap = MAX_PAYLOAD if most is None else min(most, MAX_PAYLOAD)
+        if plen > cap:
+            raise ProtocolError(f"payload of {plen} bytes exceeds the {cap} this reply may have")
         header = parse_header(bytes(head[:hlen]))
-        return rid, header, bytes(self._exact(plen, deadline))
+        return rid, header, self._exact(plen, deadline)         # not copied: a result may be 256 MiB
 
     def _exact(self, n: int, deadline: float | None) -> bytearray:
         buf = bytearray()

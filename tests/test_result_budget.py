@@ -1,0 +1,110 @@
+"""The grader accepts a bounded number of bytes of results from one submission, however many calls it
+makes (issue 29, item 2): each result is capped at 64 MiB by the worker and each frame at 256 MiB by the
+reader, but a submission whose every function returned 64 MiB made its grading process receive about
+800 MB. Now each notebook may return its share of ``Limits.received_bytes`` (256 MiB) in all, counted in
+the grading process on the frames it reads; past it a result is refused as an oversized one is (the check
+fails and says why; no review flag), and a worker that sends more than it was told is left is not read."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+from autograder.assignment import FUNCTIONS, NOTEBOOKS
+from autograder.intake import CodeCell
+from autograder.run.hardened import grade_submission
+from autograder.run.sandboxed_student import SandboxedStudent
+from autograder.sandbox import rpc
+from autograder.sandbox.handle import WorkerDied
+from autograder.sandbox.limits import Limits, Received
+from autograder.samples.synthetic import write_submission
+from conftest import RELEASE, ROOT, SOURCE
+from rpc_peer import handle_answering
+
+MIB = 1 << 20
+TOO_MUCH = "more data than the grader accepts"
+
+
+def _one_mib_reply(rid: int, header: dict) -> bytes:
+    """A well-formed reply of one 1 MiB result, whatever the grader said it still accepts."""
+    desc = {"dtype": "<f8", "shape": [MIB // 8], "offset": 0, "nbytes": MIB}
+    many = {"items": [{"ok": True, "tree": {"kind": "array", "index": 0}}], "arrays": [desc]}
+    return rpc.encode_frame(rid, {"op": header["op"], "ok": True, "many": many, "stdout": "", "stderr": "",
+                                  "told": header.get("left")}, bytes(MIB))
+
+
+class CountingOs:
+    """``os`` for the RPC module, counting the bytes its readers take from a socket."""
+
+    def __init__(self):
+        self.read_bytes = 0
+
+    def __getattr__(self, name):
+        return getattr(os, name)
+
+    def read(self, fd, n):
+        data = os.read(fd, n)
+        self.read_bytes += len(data)
+        return data
+
+
+@pytest.mark.parametrize("op", ["call_many", "output"])
+def test_a_reply_longer_than_the_grader_accepts_is_not_read(tmp_path, monkeypatch, op):
+    """A forged worker answers with 1 MiB of payload where 256 KiB are left of the notebook's budget (a
+    result) or where no payload belongs (its printed output): it is ended and the payload never read."""
+    handle, server = handle_answering(tmp_path, _one_mib_reply)
+    budget, counting = Received(256 << 10), CountingOs()
+    monkeypatch.setattr(rpc, "os", counting)
+    try:
+        with pytest.raises(WorkerDied, match="payload of 1048576 bytes exceeds the (262144|0) "):
+            if op == "call_many":
+                handle.call_many("f", [((), {})], 10, received=budget)
+            else:
+                handle.request({"op": "output"}, 10)
+    finally:
+        handle.cleanup()
+        server.close()
+    assert counting.read_bytes < 64 << 10 and budget.left == 256 << 10      # the fake read the request too
+
+
+def test_a_result_arriving_within_the_budget_is_charged_and_the_worker_told_what_is_left(tmp_path):
+    handle, server = handle_answering(tmp_path, _one_mib_reply)
+    budget = Received(3 * MIB)
+    try:
+        reply, outcomes = handle.call_many("f", [((), {})], 10, received=budget)
+    finally:
+        handle.cleanup()
+        server.close()
+    assert reply["told"] == 3 * MIB and outcomes[0][1].nbytes == MIB and budget.left == 2 * MIB
+
+
+RETURNS_1_MIB = "import numpy as np\ndef big(*args, **kwargs):\n    return np.zeros(1 << 17)\n"
+
+
+def test_a_notebook_returning_many_large_results_is_refused_past_its_share(server):
+    """A real worker: 1 MiB results, a 4 MiB share. Four arrive; the rest are refused by the worker with a
+    message, the worker lives on, nothing is flagged, and the grading process received 4 MiB."""
+    limits = Limits(received_bytes=4 * MIB * len(NOTEBOOKS))
+    student = SandboxedStudent(server, [CodeCell("ex1_attention", 0, RETURNS_1_MIB)], ["big"], limits)
+    try:
+        got = [student.call_many("big", [()])[0] for _ in range(6)] + student.call_many("big", [(), ()])
+    finally:
+        student.close()
+    assert [isinstance(g, np.ndarray) for g in got] == [True] * 4 + [False] * 4
+    assert all(TOO_MUCH in str(g) and "4 MiB of results in all" in str(g) for g in got[4:])
+    assert student.received.left == 0 and student.spawns == 1 and not student.events
+
+
+def test_a_submission_whose_every_function_returns_a_lot_is_bounded_in_bytes(server, tmp_path, monkeypatch):
+    """Every function of every notebook returns 1 MiB, under a budget of 8 MiB for the submission: what
+    the grading process reads from its workers (counted on the reader) stays within it, the checks say
+    why they failed, and the record is not flagged (as for one oversized result)."""
+    read, plain = [], rpc.FrameReader.read
+    monkeypatch.setattr(rpc.FrameReader, "read", lambda self, *a: read.append(len((got := plain(self, *a))[2])) or got)
+    killer = {f: RETURNS_1_MIB.replace("big", f) for f in sorted({f for names in FUNCTIONS.values() for f in names})}
+    folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "greedy" / "ch04_attention", killer)
+    start = time.monotonic()
+    record = grade_submission(folder, course=ROOT, server=server, limits=Limits(received_bytes=8 * MIB))
+    assert sum(read) <= 8 * MIB and sum(read) >= 4 * MIB, sum(read)
+    assert any(TOO_MUCH in c.message for c in record.checks) and not record.needs_review
+    assert time.monotonic() - start < 30
