@@ -44,6 +44,9 @@ def test_crash_and_damage_get_rows_for_review(graded):
     assert by["hostile-exits"]["needs_review"] == "true" and by["hostile-exits"]["total"] == "26"
     assert by["damaged-missing-notebook"]["needs_review"] == "true"
     assert by["damaged-missing-notebook"]["total"] == "22"
+    lost = [c for c in records(out)["damaged-missing-notebook"]["checks"] if c["grade_id"].startswith("ex3_")]
+    assert lost and all("was not checked: ex3_memory.ipynb could not be graded as it was submitted" in c["message"]
+                        and "write the function" not in c["message"] for c in lost)   # never 'not defined'
 
 
 def test_course_gradebook_agrees_with_csv_and_marks_review(graded):

@@ -97,6 +97,9 @@ def _changed(before: tuple, after) -> list[int]:
 def _call(student, name: str, args: tuple, kwargs: dict):
     fn = student.get(name) if hasattr(student, "get") else None
     notebook = getattr(student, "notebook", None)
+    if fn is None and getattr(student, "unread", False):       # its notebook never reached the grader
+        raise StudentError(f"`{name}` was not checked: {notebook}.ipynb could not be graded as it was submitted, "
+                           "so this submission awaits an instructor's review.")
     if fn is None or not callable(fn):
         where = f" in {notebook}.ipynb" if notebook else ""
         raise StudentError(f"`{name}` is not defined{where}: write the function `{name}` in its exercise "

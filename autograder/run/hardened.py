@@ -165,6 +165,7 @@ def grade_notebook(server: ForkServer, intake: Intake, notebook: str, seed: int,
     cells = [c for c in intake.cells if c.notebook == notebook]
     student = SandboxedStudent(server, cells, FUNCTIONS[notebook], limits, notebook=notebook, deadline=deadline,
                                stop=stop, start=False)
+    student.unread = not cells and bool(intake.flags().get(notebook))   # "not defined" would be untrue then
     if live is not None:
         live.append(student)
     results = {}

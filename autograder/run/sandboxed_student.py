@@ -36,6 +36,7 @@ class SandboxedStudent:
         """``start``: run all the cells now; otherwise nothing runs before ``run_to``."""
         self.server, self.cells, self.names, self.limits = server, cells, list(names), limits
         self.notebook = notebook
+        self.unread = False                  # the notebook was not read (missing, a link, damaged): nothing to define
         self.deadline = deadline if deadline is not None else time.monotonic() + limits.total_seconds
         self.skip: set[int] = set()
         self.events: list[str] = []          # what went wrong, for the record (needs review)
