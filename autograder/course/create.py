@@ -195,5 +195,7 @@ def next_steps(course: Path, assignment: str = CHAPTER) -> str:
         f"  {me} grade --course .                # scores in gradebook.db, autograded/, feedback/, grading/",
         f"  {py} -m jupyter lab                           # Nbgrader menu > Formgrader: manual grades, comments",
         f"  {me} grade --course . --resume       # the manual work in grades.csv and the pages",
+        f"  {nb} collect --update {assignment} && {me} grade --course . --resume   # resubmissions",
+        f"  {nb} export                                        # its score column equals grades.csv's total",
         f"  {nb} release_feedback {assignment}             # students: nbgrader fetch_feedback",
     ])
