@@ -62,6 +62,14 @@ def test_a_count_beyond_int64_or_any_float_is_a_wrong_answer_not_an_internal_err
     assert len(checks) == 2 and not any(c.passed or c.message == INTERNAL for c in checks), checks
 
 
+def test_a_count_whose_conversion_raises_is_a_wrong_answer_not_an_internal_error():
+    """Found by the fuzzer above: the bytes-as-gb family read the count with float(np.asarray(...)), which
+    a returned object's __array__ can make raise anything."""
+    rec = autograder.grade_namespace({"attention_memory_bytes": lambda n, dtype_bytes=2: Weird()}, "s")
+    checks = [c for c in rec.checks if c.check in ("attention_bytes_exact", "attention_bytes_measured")]
+    assert len(checks) == 2 and not any(c.passed or c.message == INTERNAL for c in checks), checks
+
+
 @pytest.mark.parametrize("empty", [np.array([]), np.zeros((0, 4)), np.zeros((3, 0))], ids=["0", "0x4", "3x0"])
 def test_empty_weights_are_a_wrong_answer_not_an_internal_error(empty):
     """Found by the fuzzer above: the NaN scan reshaped an empty array to (0, -1), which numpy refuses."""

@@ -59,6 +59,6 @@ def _resolution(got, want, ulp) -> str | None:
 def _one_number(value) -> float | None:
     try:
         v = float(np.asarray(value, dtype=float))
-    except (TypeError, ValueError):
+    except Exception:  # noqa: BLE001 - the student's object (its __array__ may raise anything; 10**400 overflows)
         return None
     return v if np.isfinite(v) else None
