@@ -186,3 +186,14 @@ def test_a_cache_keyed_on_any_subset_of_the_arguments_loses_the_value_points_and
         "Is it cached on K alone" in failed["ex2_causal"]
     assert "returned the same weights for the same Q and V with a new K as for its first inputs: its result " \
         "does not follow K. Is it cached on Q and V alone" in failed["ex4_cross"]
+
+
+@pytest.mark.parametrize("count", [lambda n, b: -(-n * n * b // 10**9), lambda n, b: round(n * n * b / 1e9, 2),
+                                   lambda n, b: 42], ids=["ceil GB", "GB to 2 places", "constant"])
+def test_a_count_that_shows_nothing_of_dtype_bytes_earns_nothing_and_is_told_so_truly(count):
+    """A count rounded to whole GB (or to 0.01 GB) does come from its arguments: the check that it follows
+    dtype_bytes has no evidence either way, and says that, not that the count is computed from nothing."""
+    rec = autograder.grade_namespace({"attention_memory_bytes": lambda n, dtype_bytes=2: count(n, dtype_bytes)}, "s")
+    (check,) = [c for c in rec.checks if c.check == "attention_bytes_measured"]
+    assert not check.passed and "has no evidence and earns nothing" in check.message, check.message
+    assert "not computed from" not in check.message and "cannot follow" not in check.message

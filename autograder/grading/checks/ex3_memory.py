@@ -51,13 +51,16 @@ def attention_bytes_measured(student, rng):
     fp16 = _count(student, n, 2, raw16)
     if fp16 == 0:
         return fail(f"attention_memory_bytes({n}, 2) = {as_returned(raw16)}: a ({n}, {n}) float16 array takes "
-                    f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 cannot follow `dtype_bytes`.")
+                    f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 shows nothing of `dtype_bytes`, so this "
+                    "check (following dtype_bytes) has no evidence and earns nothing (is the count rounded, or in a "
+                    "unit larger than bytes?).")
     n2 = n + int(rng.integers(1, 300))
     raw_n2 = call(student, "attention_memory_bytes", n2, 2)
     if _count(student, n2, 2, raw_n2) == fp16:
         return fail(f"attention_memory_bytes({n}, 2) and attention_memory_bytes({n2}, 2) are both {as_returned(raw16)}: "
-                    "the count does not change with n, so it is not computed from its arguments and this check "
-                    "(following dtype_bytes) earns nothing. Count the bytes of an n x n matrix: n * n * dtype_bytes.")
+                    "the count as returned is the same for both (a constant, or a count rounded so coarsely that "
+                    "n does not show), so this check (following dtype_bytes) has no evidence and earns "
+                    "nothing. Count the bytes of an n x n matrix: n * n * dtype_bytes.")
     for b, dtype in DTYPES.items():
         raw = call(student, "attention_memory_bytes", n, b)
         if not _proportional(_count(student, n, b, raw) * 2, fp16 * b):
