@@ -166,6 +166,10 @@ def _init(args) -> int:
     except CourseExists as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if result.fresh:
+        from .gradebook.nbgrader_api import new_course_gradebook
+        new_course_gradebook(result.course)
+        result.written.append("gradebook.db")
     print(f"course in {result.course}: wrote {', '.join(result.written)}" +
           (f"; kept {', '.join(result.kept)}" if result.kept else ""))
     for note in result.notes:

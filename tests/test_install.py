@@ -62,15 +62,17 @@ def test_init_lays_out_a_course(tmp_path):
     assert (course / "submitted").is_dir() and not any((course / "submitted").iterdir())
 
 
-def test_a_new_course_s_gradebook_needs_no_alembic_on_the_path(tmp_path, monkeypatch):
+def test_a_new_course_s_gradebook_needs_no_alembic_on_the_path(tmp_path, monkeypatch, capsys):
     """init's "Next:" names the venv's interpreter in full, so alembic is not on the PATH when nbgrader's first
-    command makes gradebook.db: init makes it, stamped as nbgrader stamps one; a course merged into or forced
+    command makes gradebook.db: `init` makes it, stamped as nbgrader stamps one; a course merged into or forced
     over keeps whatever gradebook it has (none is made afresh)."""
     import sqlite3
 
     import nbgrader.api
-    course = init_course(tmp_path / "c").course
-    assert "gradebook.db" in init_course(tmp_path / "d").written
+
+    from autograder.__main__ import main
+    course = tmp_path / "c"
+    assert main(["init", str(course)]) == 0 and "gradebook.db" in capsys.readouterr().out
     with sqlite3.connect(course / "gradebook.db") as db:       # nbgrader's whole schema, as its commands read it
         assert {"alembic_version", "assignment", "grade", "comment"} <= {
             row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -79,9 +81,9 @@ def test_a_new_course_s_gradebook_needs_no_alembic_on_the_path(tmp_path, monkeyp
         gb.update_or_create_assignment("ch04_attention")
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "nbgrader_config.py").write_text("c = get_config()\n")
-    init_course(tmp_path / "m", merge=True)
+    assert main(["init", str(tmp_path / "m"), "--merge"]) == 0
     (course / "gradebook.db").unlink()
-    init_course(course, force=True)
+    assert main(["init", str(course), "--force"]) == 0
     assert not (tmp_path / "m" / "gradebook.db").exists() and not (course / "gradebook.db").exists()
 
 

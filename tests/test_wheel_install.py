@@ -76,7 +76,7 @@ def test_packages_import_from_the_new_environment_only(installed, tmp_path):
 def test_init_and_demo_work_outside_the_repository(work):
     folder, init_out, demo_out = work
     course = folder / "course"
-    assert sorted(p.name for p in course.iterdir()) == ["nbgrader_config.py", "release", "source", "submitted"]
+    assert sorted(p.name for p in course.iterdir()) == ["gradebook.db", "nbgrader_config.py", "release", "source", "submitted"]
     assert "python -m autograder grade --course ." in init_out
     assert "submissions graded" in demo_out and (folder / "demo" / "grading" / "report.html").is_file()
     assert _grades(folder / "demo" / "grading" / "grades.csv")["correct-1"]["total"] == "28"

@@ -30,6 +30,7 @@ class InitResult:
     kept: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)     # "what: why", for what init left as it found it
+    fresh: bool = False                                   # the folder was made, or found empty
 
 
 def init_course(dest, *, force: bool = False, merge: bool = False, assignment: str = CHAPTER) -> InitResult:
@@ -53,21 +54,8 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     elif submitted != "folder":
         result.skipped.append(f"submitted/: {_why(submitted)}; nbgrader collects submissions into a folder "
                               "submitted/ there (move it away and run init again)")
-    if fresh:
-        _new_gradebook(dest, result)
+    result.fresh = fresh
     return result
-
-
-def _new_gradebook(course: Path, result: InitResult) -> None:
-    """A new course's empty gradebook.db, stamped as nbgrader stamps one. nbgrader's own commands make it by
-    running ``alembic`` from the PATH, which a venv's interpreter named in full (init's "Next:") does not put
-    there: the first ``generate_assignment --force`` then failed after removing release/, leaving a gradebook
-    without its version. Only in a folder init made or found empty, so no run's gradebook is ever made afresh."""
-    from ..gradebook.nbgrader_api import nbgrader_api, stamp_new_sqlite
-    url = f"sqlite:///{course / 'gradebook.db'}"
-    stamp_new_sqlite(url)
-    nbgrader_api().Gradebook(url).close()        # nbgrader's tables beside the stamp (it sees one: no alembic)
-    result.written.append("gradebook.db")
 
 
 def _kind(path: Path) -> str:

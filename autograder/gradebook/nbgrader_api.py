@@ -111,3 +111,14 @@ def one_transaction(gb):
         raise
     del session.commit
     session.commit()
+
+
+def new_course_gradebook(course: Path) -> None:
+    """A new course's empty gradebook.db, stamped as nbgrader stamps one. nbgrader's own commands make it by
+    running ``alembic`` from the PATH, which a venv's interpreter named in full (init's "Next:") does not put
+    there: the first ``generate_assignment --force`` then failed after removing release/, leaving a gradebook
+    without its version. `init` calls it only for a folder it made or found empty, so no run's gradebook is
+    ever made afresh."""
+    url = f"sqlite:///{course / 'gradebook.db'}"
+    stamp_new_sqlite(url)
+    nbgrader_api().Gradebook(url).close()        # nbgrader's tables beside the stamp (it sees one: no alembic)
