@@ -12,6 +12,7 @@ import pytest
 
 from autograder.run.batch import grade_batch
 from autograder.records import OutputError, atomic_write
+from autograder.sandbox.status import LayerStatus
 from batch_helpers import export_gradebook, gradebook_in, make_class, records
 from run_tree import TreeRun, cmdline, open_files
 
@@ -152,7 +153,7 @@ def _host_free(graded: dict[str, dict]) -> dict[str, dict]:
     for record in graded.values():
         status = record.get("sandbox", {})
         if "python for any uid" in status:
-            status["python for any uid"] = status["python for any uid"].split(" (")[0]
+            status["python for any uid"] = LayerStatus.parse(status["python for any uid"]).state.value
     return graded
 
 
