@@ -197,3 +197,19 @@ def test_a_count_that_shows_nothing_of_dtype_bytes_earns_nothing_and_is_told_so_
     (check,) = [c for c in rec.checks if c.check == "attention_bytes_measured"]
     assert not check.passed and "has no evidence and earns nothing" in check.message, check.message
     assert "not computed from" not in check.message and "cannot follow" not in check.message
+
+
+def test_a_wrong_count_is_read_once_for_the_family_and_the_localiser():
+    """The bytes-as-gb family and the count localiser read the student's counts on the same inputs: the
+    localiser takes the family's reading (one per probe) instead of calling the function again."""
+    from autograder.grading.checks._base import mismatch
+    calls = []
+
+    def counted(n, dtype_bytes=2):
+        calls.append(n)
+        return n * n * n * dtype_bytes
+    student = NotebookFunctions({"attention_memory_bytes": counted})
+    said = {locate: (calls.clear(), mismatch(student, "attention_memory_bytes", (300, 2), counted(300), "wrong.",
+                                             locate=locate), len(calls))[1:] for locate in (False, True)}
+    assert said[True][0].stage and not said[False][0].stage        # the localiser did name a stage
+    assert said[True][1] == said[False][1]                         # and called nothing more to do it

@@ -42,6 +42,16 @@ def reading(function: str, args: tuple, probe) -> _Reading | None:
     number, or the answers stay too coarse to read (fewer than ``MIN_DIGITS`` significant digits)."""
     if probe is None:
         return None
+    memo = getattr(probe, "readings", None)           # one reading per probe: the family and the localiser share it
+    if memo is None:
+        return _reading(function, args, probe)
+    key = (function, repr(args))
+    if key not in memo:
+        memo[key] = _reading(function, args, probe)
+    return memo[key]
+
+
+def _reading(function: str, args: tuple, probe) -> _Reading | None:
     names = ARGUMENTS[function]
     bases = _bases(function, args)
     read = _read(function, probe, bases, names)

@@ -64,6 +64,7 @@ class Probe:
 
     def __init__(self, student, function: str):
         self.student, self.function = student, function
+        self.readings: dict = {}     # a count's reading (``misconceptions.counts.reading``), read once per probe
 
     def __call__(self, arg_list: list[tuple]) -> list:
         if self.function in COUNTS:
