@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test release browser postgres hub-proxy clean-venv
+.PHONY: demo test check release browser postgres hub-proxy clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -39,7 +39,7 @@ postgres:
 	else echo "note: PostgreSQL's server is missing and installing it needs root: the PostgreSQL tests will skip"; fi
 
 # JupyterHub's proxy, configurable-http-proxy, from the npm registry into .hub-proxy/ (git ignores it; Node
-# from the distribution): tests/test_jupyterhub.py finds it there. Without npm the Hub tests skip and say why.
+# from the distribution): tests/env/hub/test_jupyterhub.py finds it there. Without npm the Hub tests skip and say why.
 CHP_VERSION ?= 4.6.3
 HUB_PROXY   := .hub-proxy/node_modules/.bin/configurable-http-proxy
 hub-proxy: $(HUB_PROXY)
@@ -55,6 +55,11 @@ $(HUB_PROXY):
 TEST_WORKERS ?= 3
 test: $(VENV)/.dev-installed browser postgres hub-proxy
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
+
+# The developer's loop: every test that starts no server, no browser and no nbgrader kernel (those live under
+# tests/env/, marked by tests/conftest.py from where they live).
+check: $(VENV)/.dev-installed
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not env" tests
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 
 # The layers, lowest first: a folder (or top-level module) imports only from layers below its own, never
-# from its own layer's other folders or from above (tests/test_import_layers.py reads this, counting the
+# from its own layer's other folders or from above (tests/house/test_import_layers.py reads this, counting the
 # imports inside functions). The leaves import nothing of this package.
 LAYERS = (
     ("assignment", "inert", "tolerance", "lifecycle", "durable", "journal"),   # the assignment's shape, inert

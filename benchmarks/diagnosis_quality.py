@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "helpers")]
 
 from diagnosis_corpus import PARTS, cases, score  # noqa: E402
 
@@ -47,7 +47,7 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", help="a fixed student id prefix instead of a fresh random one")
     parser.add_argument("--part", choices=(*PARTS, "both"), default="both")
     parser.add_argument("--smoke", action="store_true", help="three cases of each part, one student, no verdict: "
-                        "does the script run (tests/test_benchmarks.py)")
+                        "does the script run (tests/house/test_benchmarks.py)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.runs = 1

@@ -138,7 +138,7 @@ def _print_memory(rows):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--smoke", action="store_true", help="the smallest run, to check the script runs (tests/test_benchmarks.py)")
+    parser.add_argument("--smoke", action="store_true", help="the smallest run, to check the script runs (tests/house/test_benchmarks.py)")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--threads", type=int, default=1, help=argparse.SUPPRESS)

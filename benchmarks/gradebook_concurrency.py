@@ -6,7 +6,7 @@ scores the whole time (a script, not a test).
 For each database: a class of synthetic submissions (the sample class's students, cycled, each with
 its own name) whose gradebook already holds an earlier run's rows (all 0, so every student's write changes
 rows and counts), graded by `python -m autograder
-grade` while ``tests/gradebook_editor.py`` saves manual scores with formgrader's own calls, one every
+grade` while ``tests/helpers/gradebook_editor.py`` saves manual scores with formgrader's own calls, one every
 ``--gap`` seconds, until the run has written all records but one. PostgreSQL is the distribution's
 server, started in a temporary folder on a Unix socket (as the tests start it). Prints, per database:
 the run's wall time, the gradebook transactions that wrote (PostgreSQL: transaction ids the server
@@ -28,7 +28,7 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "helpers")]
 
 from autograder.samples import sample_class  # noqa: E402
 from autograder.samples.synthetic import write_submission  # noqa: E402
@@ -67,7 +67,7 @@ def sqlite_commits(path: Path) -> int:
 
 def run_one(name: str, course: Path, students: list[str], url: str, commits, gap: float) -> dict:
     fill_gradebook(url, course, {s: {g: 0.0 for g in FULL} for s in students})   # an earlier run's rows, all 0
-    editor = subprocess.Popen([sys.executable, str(ROOT / "tests" / "gradebook_editor.py"), url,
+    editor = subprocess.Popen([sys.executable, str(ROOT / "tests" / "helpers" / "gradebook_editor.py"), url,
                                str(course / "grading" / "records"), str(len(students)), str(gap), *students[::7]],
                               stdout=subprocess.PIPE, text=True)
     editor.stdout.readline()                                   # ready: nbgrader loaded
@@ -110,7 +110,7 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between the assistant's saves")
     parser.add_argument("--smoke", action="store_true", help="a class of 3: does the script run "
-                        "(tests/test_benchmarks.py); its figures mean nothing")
+                        "(tests/house/test_benchmarks.py); its figures mean nothing")
     args = parser.parse_args()
     if args.smoke:
         args.students = 3

@@ -159,7 +159,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another checkout (with its .venv) to compare against")
     parser.add_argument("--no-nbgrader", action="store_true", help="skip nbgrader autograde")
     parser.add_argument("--smoke", action="store_true", help="a class of 1, without nbgrader: does the script run "
-                        "(tests/test_benchmarks.py)")
+                        "(tests/house/test_benchmarks.py)")
     args = parser.parse_args()
     if args.smoke:
         args.students, args.repeat, args.no_nbgrader = [1], 1, True

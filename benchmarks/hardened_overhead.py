@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=30, help="submissions per variant (a multiple of 10)")
     parser.add_argument("--smoke", action="store_true", help="one submission per variant: does the script run "
-                        "(tests/test_benchmarks.py)")
+                        "(tests/house/test_benchmarks.py)")
     args = parser.parse_args()
     block = 1 if args.smoke else BLOCK
     with tempfile.TemporaryDirectory() as tmp:

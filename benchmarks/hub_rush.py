@@ -7,7 +7,7 @@ server and workers) each used during the rush.
 
     sudo .venv/bin/python benchmarks/hub_rush.py --students 10 --submissions 5 --window 120
 
-Needs root, as tests/test_jupyterhub.py (real accounts, a Hub that starts servers as them), and
+Needs root, as tests/env/hub/test_jupyterhub.py (real accounts, a Hub that starts servers as them), and
 `make hub-proxy`. Everything it made is removed when it ends, however it ends (Ctrl-C or SIGTERM
 included). ``--smoke``: one student, one submission, no window (the check that it still runs).
 """
@@ -23,7 +23,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parent.parent / "tests")]
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent / "tests"), str(Path(__file__).resolve().parent.parent / "tests" / "helpers")]
 
 from hub_helpers import A, COURSE_ID  # noqa: E402
 from hub_site import fill_in, hub_site, requirements  # noqa: E402

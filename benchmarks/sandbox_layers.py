@@ -184,7 +184,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=40, help="workers timed (the four notebooks in turn)")
     parser.add_argument("--smoke", action="store_true", help="four workers: does the script run "
-                        "(tests/test_benchmarks.py)")
+                        "(tests/house/test_benchmarks.py)")
     args = parser.parse_args()
     if args.smoke:
         args.n = 4

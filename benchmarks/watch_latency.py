@@ -79,7 +79,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--poll", default=None, help="pass --poll to watch (default: inotify)")
     parser.add_argument("--smoke", action="store_true", help="two submissions in a second: does the script run "
-                        "(tests/test_benchmarks.py)")
+                        "(tests/house/test_benchmarks.py)")
     args = parser.parse_args()
     if args.smoke:
         args.submissions, args.seconds = 2, 1.0

@@ -2,7 +2,7 @@
 
     python scripts/gpu_check.py
 
-Runs tests/test_engine_gpu.py with pytest, then times the engine's causal and
+Runs tests/engine/test_engine_gpu.py with pytest, then times the engine's causal and
 blocked attention on CuPy float32 arrays (n = 8192, d = 64), synchronising the
 device around each timed call, and prints the medians.
 """
@@ -30,7 +30,7 @@ def _time(cp, fn, repeat=10):
 
 
 def main() -> int:
-    rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tests/test_engine_gpu.py")],
+    rc = subprocess.call([sys.executable, "-m", "pytest", "-q", "-rs", str(ROOT / "tests/engine/test_engine_gpu.py")],
                          cwd=ROOT)
     import cupy as cp
     sys.path.insert(0, str(ROOT))

@@ -5,8 +5,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TESTS = pathlib.Path(__file__).resolve().parent
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
+for _path in (TESTS, TESTS / "helpers"):          # the corpora (fixtures, adversarial) and the tests' helpers
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 SOURCE = ROOT / "source" / "ch04_attention"
 RELEASE = ROOT / "release" / "ch04_attention"
@@ -38,10 +39,21 @@ def postgres():
 EXERCISE_MARKERS = {"ex1": "ex1_attention", "ex2": "ex2_causal", "ex3": "ex3_memory", "ex4": "ex4_cross"}
 
 
+# Markers by where a test lives, never by hand: tests/env/<kind>/ holds every test that starts a server, a
+# browser or an nbgrader kernel (`env` and its kind); `make check` runs the rest.
+ENVIRONMENTS = ("hub", "postgres", "browser", "dask", "nbgrader", "lti")
+
+
 def pytest_collection_modifyitems(items):
-    """A test whose id names an exercise (a notebook, grade id or fixture) carries that exercise's
-    marker, so `pytest -m ex2_causal` runs everything about exercise 2."""
+    """A test under tests/env/<kind>/ carries the markers ``env`` and ``<kind>``; a test whose id names an
+    exercise (a notebook, grade id or fixture) carries that exercise's marker, so `pytest -m ex2_causal`
+    runs everything about exercise 2."""
     for item in items:
+        path = pathlib.Path(str(item.fspath))
+        parts = path.relative_to(TESTS).parts if path.is_relative_to(TESTS) else ()
+        if parts[:1] == ("env",):
+            item.add_marker(pytest.mark.env)
+            item.add_marker(getattr(pytest.mark, parts[1]))
         for prefix, marker in EXERCISE_MARKERS.items():
             if prefix in item.nodeid or _fixture_exercise(item) == prefix:
                 item.add_marker(getattr(pytest.mark, marker))

@@ -19,7 +19,7 @@ MAX_TEXT_CHARS = 1 << 20            # of a markdown or raw cell kept (a real one
                                     # is dropped as soon as it is read, never copied through the comparisons
 MAX_CODE_CHARS = 4 << 20            # of code taken from one notebook (a real one holds a few thousand): a cell
                                     # that would take it past this is not run, so no comparison, line count,
-                                    # autograded notebook or worker ever handles more (a 40 MB cell cost minutes; 4 MiB keeps a cell of megabytes running, tests/test_big_cell.py)
+                                    # autograded notebook or worker ever handles more (a 40 MB cell cost minutes; 4 MiB keeps a cell of megabytes running, tests/sandbox/test_big_cell.py)
 MAX_POINTS = 1_000_000
 MAX_GRADE_ID = 200
 _FLAGS = ("grade", "solution", "locked")

@@ -5,7 +5,7 @@ grader must do with it) and either CODE (student code; probes set ESCAPED,
 which makes their answer right only if the escape worked) or damage(folder). An attack may set
 STUDENT_ID (the folder name it is graded under, when the name is the attack) and define
 inspect(record, out) to check what it did to the batch's outputs.
-``tests/test_adversarial.py`` lays the whole corpus out as one class and
+``tests/sandbox/test_adversarial.py`` lays the whole corpus out as one class and
 grades it as one batch.
 """
 from __future__ import annotations

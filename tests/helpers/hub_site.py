@@ -1,4 +1,4 @@
-"""The course on a real JupyterHub, set up as a course would set it up, for tests/test_jupyterhub.py and
+"""The course on a real JupyterHub, set up as a course would set it up, for tests/env/hub/test_jupyterhub.py and
 benchmarks/hub_rush.py: accounts with passwords, homes that classmates cannot read, nbgrader's exchange
 in a shared folder (1777, as /tmp), a system-wide nbgrader_config.py under a temporary prefix that every
 server reads through JUPYTER_CONFIG_PATH (nothing is written to /etc), the instructor's course released

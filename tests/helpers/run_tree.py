@@ -1,6 +1,6 @@
 """Run a command as one grading run whose every process can be found, however it ends.
 
-    python tests/run_tree.py COMMAND...
+    python tests/helpers/run_tree.py COMMAND...
 
 This launcher makes itself a child subreaper (PR_SET_CHILD_SUBREAPER), so every
 process the command starts, even one re-parented by a double fork or left

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1] / "autograder"
+ROOT = Path(__file__).resolve().parents[2] / "autograder"
 
 
 def _module_name(path: Path) -> str:

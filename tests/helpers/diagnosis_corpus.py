@@ -5,7 +5,7 @@
 code, and is only ever run, never read while the diagnosis is changed: it measures what generalises.
 Each case is graded in-process (``grade_namespace``, the path the hidden-test cells take) and its
 failed checks read as one verdict: the names given (diagnoses), whether a stage was localised, and
-whether anything failed at all. Used by tests/test_diagnosis_corpus.py, tests/test_diagnosis_heldout.py
+whether anything failed at all. Used by tests/misconceptions/test_diagnosis_corpus.py, tests/misconceptions/test_diagnosis_heldout.py
 and benchmarks/diagnosis_quality.py.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A class collected without nbgrader's exchange (an LMS download through `nbgrader zip_collect`) gets its
 feedback in nbgrader's layout, as `generate_feedback` writes it: feedback/<student>/<assignment>/<notebook>.html
 with the timestamp and no secret, for the instructor to zip and upload (it once stayed empty). A class
-collected through the exchange keeps its rule (tests/test_course_exchange.py: only deliverable pages)."""
+collected through the exchange keeps its rule (tests/env/nbgrader/test_course_exchange.py: only deliverable pages)."""
 import shutil
 import zipfile
 

@@ -43,7 +43,7 @@ def test_manual_scores_saved_while_the_class_is_graded_are_kept_and_shown(db, tm
     course = make_class(tmp_path, CLASS)
     url = gradebook_of(db, course, request)
     fill_gradebook(url, course, {s: {} for s in CLASS})          # an earlier run's rows: people grade those
-    editor = subprocess.Popen([sys.executable, str(TESTS / "gradebook_editor.py"), url,
+    editor = subprocess.Popen([sys.executable, str(TESTS / "helpers" / "gradebook_editor.py"), url,
                                str(course / "grading" / "records"), str(len(CLASS)), "0.1", *CLASS],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert json.loads(editor.stdout.readline()) == {"ready": True}, editor.stderr.read()

@@ -2,7 +2,7 @@
 GradeHandler.put makes (one gradebook session per save, manual_score set, needs_manual_grade cleared,
 commit), one after another while a grading run writes the same gradebook.
 
-    python tests/gradebook_editor.py DB_URL RECORDS_DIR CLASS_SIZE GAP STUDENT...
+    python tests/helpers/gradebook_editor.py DB_URL RECORDS_DIR CLASS_SIZE GAP STUDENT...
 
 It says when it is ready (nbgrader loaded), then edits until the run has written all records but one (the run then soon reads what people set), and prints one
 JSON line per save: the cell, the score, how long its transaction took (the wait a run can cause), and whether the run had already

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-BENCHMARKS = sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("*.py"))
+BENCHMARKS = sorted((Path(__file__).resolve().parents[2] / "benchmarks").glob("*.py"))
 LIMIT_S = 240                     # one script's bound (each takes seconds on an idle 2-core machine)
-NEEDS_ROOT = {"hub_rush"}         # real accounts and a Hub that starts servers as them, as tests/test_jupyterhub.py
+NEEDS_ROOT = {"hub_rush"}         # real accounts and a Hub that starts servers as them, as tests/env/hub/test_jupyterhub.py
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
 """nbgrader end to end for students: validate (slow). The instructor's side, autograde + export agreeing
-with `grade`, is tests/test_course_agreement.py."""
+with `grade`, is tests/env/nbgrader/test_course_agreement.py."""
 import pytest
 
 from autograder.samples.synthetic import write_submission

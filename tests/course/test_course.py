@@ -156,7 +156,7 @@ def test_inits_next_steps_are_the_readmes_semester_with_this_interpreter():
     import sys
     from pathlib import Path
     from autograder.course.create import next_steps
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     semester = readme.split("**A semester, command by command**")[1].split("```")[1]
     steps = ["generate_assignment ch04_attention --force", "release_assignment", "watch --course .",
              "db assignment add", "collect ch04_attention", "grade --course .", "jupyter lab",

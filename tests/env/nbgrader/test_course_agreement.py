@@ -2,7 +2,7 @@
 class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
 plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
 Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades (in two
-courses, graded side by side: the sample-class work is in tests/test_course_agreement_sample.py)."""
+courses, graded side by side: the sample-class work is in tests/env/nbgrader/test_course_agreement_sample.py)."""
 import hashlib
 
 import pytest

@@ -51,7 +51,9 @@ def test_no_fork_server_outlives_the_autograde_in_a_long_lived_process(tmp_path,
         return Graded(failed(job, "stand-in"))
     monkeypatch.setattr(grader, "grade", grade)
     monkeypatch.setattr(door, "_GRADED", {})
-    monkeypatch.setattr(SERVER, "kept", False)                 # (another test of this process may have used get)
+    monkeypatch.setattr(SERVER, "kept", False)                 # (another test of this process may have used get
+    monkeypatch.setattr(SERVER, "server", None)                #  and left its fork server: this test starts its own)
+    monkeypatch.setattr(SERVER, "launch", None)
     door.graded_submission(course, A, "correct-1", keep_server=30)
     monkeypatch.setattr(door, "_GRADED", {})
     door.graded_submission(course, A, "correct-1", keep_server=0.2)         # the next autograde, in the while

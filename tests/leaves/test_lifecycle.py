@@ -1,6 +1,6 @@
 """The pieces that make a run end cleanly: the output-folder lock, the writer's run check,
 parent-death, and stop signals held while a record is written. (Whole runs killed at each
-stage: tests/test_faults.py.)"""
+stage: tests/run/test_faults.py.)"""
 import os
 import signal
 import subprocess

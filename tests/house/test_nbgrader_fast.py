@@ -1,4 +1,4 @@
-"""The tests' nbgrader runner (tests/nbgrader_fast.py) behaves as ``python -m nbgrader``: the same
+"""The tests' nbgrader runner (tests/helpers/nbgrader_fast.py) behaves as ``python -m nbgrader``: the same
 status and output, the command's folder first on sys.path (a course's late-penalty plugin imports from
 it), its environment, a new gradebook stamped with the same alembic head, and a command past its time
 ended with everything it started."""

@@ -122,7 +122,7 @@ def _cmdline(pid: int) -> str:
 def python_paths() -> list[Path]:
     """Every folder from / down to the interpreter, the venv and this checkout: what an account must be
     able to traverse to run this venv's Python (pyenv keeps Python under /root, which is 0700)."""
-    targets = [Path(sys.executable).resolve().parent, Path(sys.prefix), Path(__file__).resolve().parent.parent]
+    targets = [Path(sys.executable).resolve().parent, Path(sys.prefix), Path(__file__).resolve().parents[2]]
     folders: set[Path] = set()
     for target in targets:
         folders.update([target, *target.parents])

@@ -1,5 +1,5 @@
 """`grade` agrees with `nbgrader autograde` on honest work from the sample class, right and wrong: the half of
-tests/test_course_agreement.py's class in a course of its own, so that two test workers autograde the two
+tests/env/nbgrader/test_course_agreement.py's class in a course of its own, so that two test workers autograde the two
 halves side by side (nbgrader runs every notebook of every student, the suite's longest wait)."""
 import pytest
 

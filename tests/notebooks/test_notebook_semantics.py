@@ -1,7 +1,7 @@
 """Each notebook is graded on its own functions, as `nbgrader autograde` grades it (one kernel per notebook).
 
 The same cases run in-process (``grade_namespace`` with one namespace per notebook) and in the
-sandbox (one worker per notebook); both must give nbgrader's scores (tests/test_course_agreement.py
+sandbox (one worker per notebook); both must give nbgrader's scores (tests/env/nbgrader/test_course_agreement.py
 has nbgrader autograde the same kinds of case in the course's one autograded class). nbgrader runs a
 notebook's cells in order, so a grade cell's tests see the functions as defined where that cell stands:
 cells a student adds after it do not count for it (``AFTER``, sandbox only: in-process the kernel already

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import adversarial
+from conftest import ROOT
 
 CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
 
@@ -14,7 +15,7 @@ CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
 def _layer_rows() -> list[str]:
     """The first column of the README's layer tables (the isolation layers and the other defences)."""
     rows, inside = [], False
-    for line in (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines():
+    for line in (ROOT / "README.md").read_text().splitlines():
         if line.startswith(("| layer |", "| defence |")):
             inside = True
         elif inside and line.startswith("| ") and not line.startswith("| ---"):

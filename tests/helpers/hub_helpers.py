@@ -2,7 +2,7 @@
 user's server runs as that account), nbgrader's exchange as its JupyterHub documentation sets it up, and
 `watch` as a managed service of the Hub, run as the instructor.
 
-The Hub runs as root (LocalProcessSpawner needs it to start a server as each user) under tests/run_tree.py,
+The Hub runs as root (LocalProcessSpawner needs it to start a server as each user) under tests/helpers/run_tree.py,
 so every process it starts (the proxy, each server, their kernels, the service and its workers) is found
 by the Hub's own process tree and nothing can outlive the test unseen.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from run_tree import TreeRun
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROXY = ROOT / ".hub-proxy" / "node_modules" / ".bin" / "configurable-http-proxy"
 A = "ch04_attention"
 COURSE_ID = "attention-course"
