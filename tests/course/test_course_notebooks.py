@@ -36,7 +36,6 @@ def test_source_cells_are_every_nbgrader_cell_in_order():
     assert "ex2_mask" in ids and "ex2_causal" in ids and ids.index("ex2_mask") < ids.index("ex2_causal")
 
 
-@pytest.mark.slow
 def test_a_course_whose_source_notebooks_start_with_a_bom_is_graded_into_its_gradebook(tmp_path):
     """Intake, the fingerprint and the gradebook writer all read the BOM source notebooks: the
     gradebook writer read them with a plain json.loads and failed after the whole class was graded."""

@@ -47,7 +47,6 @@ def test_an_entry_that_is_not_a_folder_is_a_record_for_review(odd_class, student
             "ask the student to resubmit") in record.integrity[0]
 
 
-@pytest.mark.slow
 def test_batch_rows_for_entries_that_are_not_folders(tmp_path):
     course = make_class(tmp_path, students=[])
     lay_out_odd(course)

@@ -28,7 +28,6 @@ def _scores(n: int) -> list[Scores]:
     return [Scores(f"s{i:02d}", earned, {"ex1_attention": ("a reason",)} if i == 0 else {}) for i in range(n)]
 
 
-@pytest.mark.slow
 def test_the_structure_is_one_commit_and_the_scores_one_per_small_batch(tmp_path):
     """nbgrader's API commits after every row (on SQLite each commit waits for the disk): the writer
     records the assignment's structure in one transaction and the class's scores in short ones, at
@@ -50,7 +49,6 @@ def test_the_structure_is_one_commit_and_the_scores_one_per_small_batch(tmp_path
                    for nb in gb.find_submission("ch04_attention", "s00").notebooks for g in nb.grades if g.max_score > 0)
 
 
-@pytest.mark.slow
 def test_a_block_that_fails_leaves_the_gradebook_as_it_was(tmp_path):
     url = f"sqlite:///{tmp_path / 'gb.db'}"
     stamp_new_sqlite(url)
@@ -126,7 +124,6 @@ def test_an_existing_gradebook_is_opened_without_loading_alembic(tmp_path):
     assert out.stdout.split() == ["True"] and (tmp_path / "new.db").stat().st_size > 0
 
 
-@pytest.mark.slow
 def test_scores_are_written_as_they_come(tmp_path):
     """The writer records each student when the run sends it (the run streams them as records are
     written), not once the whole class is in: when the second student arrives the first is recorded."""
@@ -159,7 +156,6 @@ def test_the_writer_reads_a_stream_of_lines_and_lists(tmp_path):
     assert list(empty := Incoming(io.StringIO(""))) == [] and not empty.received
 
 
-@pytest.mark.slow
 def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monkeypatch):
     from autograder.gradebook.client import GradebookWriter
     from autograder.run.batch import grade_batch

@@ -46,7 +46,6 @@ def _gradebook(tmp_path, submitted: datetime | None):
     return gb
 
 
-@pytest.mark.slow
 def test_penalty_is_what_nbgrader_assigns_clamped_to_each_notebook(tmp_path):
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n")
     with _gradebook(tmp_path, datetime(2026, 11, 2, 13, 30)) as gb:
@@ -55,7 +54,6 @@ def test_penalty_is_what_nbgrader_assigns_clamped_to_each_notebook(tmp_path):
                     "submitted": "2026-11-02 13:30:00.000000 UTC"}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("year", [1, 31, 999, 9999])
 def test_a_submission_time_survives_the_gradebook(tmp_path, year):
     """A time written into nbgrader's gradebook (as the writer does) and written back out from it reads the
@@ -73,7 +71,6 @@ def test_a_submission_time_survives_the_gradebook(tmp_path, year):
     assert parse_utc(answer["submitted"]).replace(tzinfo=None) == at
 
 
-@pytest.mark.slow
 def test_default_plugin_gives_no_penalty_and_on_time_loads_nothing(tmp_path):
     course = _course(tmp_path, "", plugin=None)
     with _gradebook(tmp_path, datetime(2026, 11, 2, 13)) as gb:
@@ -130,7 +127,6 @@ def test_an_unreadable_timestamp_is_a_note_not_a_penalty():
     assert "timestamp.txt is empty" in feedback_html(record, note)
 
 
-@pytest.mark.slow
 def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
     from autograder.gradebook.latepenalties import check_plugin
     course = _course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Nope'\n")
@@ -143,7 +139,6 @@ def test_a_plugin_that_cannot_load_is_named_with_what_is_wrong(tmp_path):
     check_plugin(_course(tmp_path, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n"))      # loads: no error
 
 
-@pytest.mark.slow
 def test_a_batch_with_a_plugin_that_cannot_load_stops_before_grading_or_writing(tmp_path):
     from autograder.run.batch import grade_batch
     from batch_helpers import make_class

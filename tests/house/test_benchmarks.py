@@ -16,7 +16,6 @@ LIMIT_S = 240                     # one script's bound (each takes seconds on an
 NEEDS_ROOT = {"hub_rush"}         # real accounts and a Hub that starts servers as them, as tests/env/hub/test_jupyterhub.py
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.stem)
 def test_the_benchmark_runs_at_its_smallest_size(script, tmp_path):
     if script.stem in NEEDS_ROOT and os.geteuid() != 0:

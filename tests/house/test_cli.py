@@ -4,8 +4,6 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from autograder.run.progress import Progress
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, ROOT, SOURCE
@@ -16,7 +14,6 @@ def _run(*args, cwd=ROOT):
                           cwd=cwd, timeout=300)
 
 
-@pytest.mark.slow
 def test_check_prints_a_table_and_json(tmp_path):
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "zoe" / "ch04_attention",
                               {"causal_mask": "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf))\n"})

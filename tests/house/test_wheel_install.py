@@ -9,7 +9,6 @@ import pytest
 from conftest import RELEASE, ROOT, SOURCE
 from wheel_helpers import build_sdist, build_wheel, install_wheel
 
-pytestmark = pytest.mark.slow
 CLASS = ["correct-1", "no-scaling", "mask-after-softmax"]
 
 

@@ -52,7 +52,6 @@ def _intake_calls(course, student, snapshot, monkeypatch) -> dict:
     return counts
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("snapshot", ["batch-1"])
 def test_each_submissions_file_system_calls_do_not_grow_with_the_class(tmp_path, monkeypatch, snapshot):
     small, large = _class(tmp_path, 4), _class(tmp_path, 24)
@@ -63,7 +62,6 @@ def test_each_submissions_file_system_calls_do_not_grow_with_the_class(tmp_path,
     assert per_submission[small] == per_submission[large]
 
 
-@pytest.mark.slow
 def test_the_class_is_read_once_per_batch_then_looked_up(tmp_path, monkeypatch):
     """The first submission of a batch reads every classmate's notebooks once (a linear pass); the
     next ones read only their own files; a new batch (another token) reads the class again."""

@@ -101,7 +101,6 @@ def test_missing_notebook(submission):
     assert any("ex3_memory.ipynb is missing" in p for p in intake.problems)
 
 
-@pytest.mark.slow
 def test_oversized_notebook(submission):
     path = submission / "ex1_attention.ipynb"
     nb = nbformat.read(path, as_version=4)

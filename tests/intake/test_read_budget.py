@@ -155,7 +155,6 @@ def _hostile(folder: Path) -> None:
         _sparse(folder / f"junk{i:04d}.bin", 256 << 20)
 
 
-@pytest.mark.slow
 def test_sparse_many_and_fifo_files_cost_their_submitter_only_through_grade_resume_and_check(course, tmp_path,
                                                                                           bytes_read, capsys):
     """``grade`` grades the honest classmate in full and the hostile one with notes; ``--resume`` takes both

@@ -1,8 +1,6 @@
 """Outputs are renamed into place whole; a batch waits for the disk once, at its end."""
 import os
 
-import pytest
-
 from autograder import durable
 from autograder.durable import atomic_write, synced_at_end
 
@@ -55,7 +53,6 @@ def test_the_end_syncs_even_when_the_batch_fails(tmp_path, monkeypatch):
     assert calls["fsync"] == 2
 
 
-@pytest.mark.slow
 def test_a_batch_writes_its_records_without_waiting_for_the_disk_per_file(tmp_path, monkeypatch):
     from autograder.run.batch import grade_batch
     from batch_helpers import make_class

@@ -27,7 +27,6 @@ def _holder(out, db_url=None):
     return proc
 
 
-@pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused_with_the_holder(tmp_path):
     course = make_class(tmp_path, ["correct-1"])
     holder = _holder(tmp_path / "out")
@@ -44,7 +43,6 @@ def test_a_second_run_on_the_same_folder_is_refused_with_the_holder(tmp_path):
         holder.wait()
 
 
-@pytest.mark.slow
 def test_a_run_on_the_same_gradebook_is_refused_whatever_its_output_folder(tmp_path):
     course = make_class(tmp_path, ["correct-1"])
     db = tmp_path / "course" / "gradebook.db"
@@ -76,7 +74,6 @@ def _writer(tmp_path, locks: RunLocks, **kwargs):
     return subprocess.run(args, pass_fds=locks.fds, capture_output=True, text=True, timeout=120, **kwargs)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("newer", ["output folder", "gradebook"])
 def test_the_writer_never_writes_after_a_newer_run_started(tmp_path, newer):
     db_url = f"sqlite:///{tmp_path / 'gradebook.db'}"
@@ -90,14 +87,12 @@ def test_the_writer_never_writes_after_a_newer_run_started(tmp_path, newer):
     assert not (tmp_path / "gradebook.db").exists()
 
 
-@pytest.mark.slow
 def test_the_writer_writes_nothing_when_the_run_sends_no_scores(tmp_path):
     with RunLocks(tmp_path) as locks:
         proc = _writer(tmp_path, locks, input="")
     assert proc.returncode == GONE and "sent no scores" in proc.stderr
 
 
-@pytest.mark.slow
 def test_the_writer_writes_for_its_live_run(tmp_path):
     db = tmp_path / "gradebook.db"
     with RunLocks(tmp_path, f"sqlite:///{db}") as locks:
@@ -201,7 +196,6 @@ time.sleep(60)
 """
 
 
-@pytest.mark.slow
 def test_the_fork_server_dies_with_its_grader_even_if_its_socket_leaked():
     from run_tree import TreeRun, cmdline
     run = TreeRun([sys.executable, "-c", LEAKY_OWNER])

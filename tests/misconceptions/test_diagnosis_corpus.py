@@ -242,7 +242,6 @@ def _one_per_group():
     return picked
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", _one_per_group(), ids=lambda c: c.name)
 def test_the_sandbox_gives_the_same_verdict(server, tmp_path, case):
     """Diagnosis and localisation call the student again (the probes): through the sandboxed worker they

@@ -127,7 +127,6 @@ def sandboxed(server, tmp_path_factory):
             for case in CASES}
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_sandbox_grades_each_notebook_on_its_own(sandboxed, case):
     record = sandboxed[case]
@@ -137,7 +136,6 @@ def test_sandbox_grades_each_notebook_on_its_own(sandboxed, case):
     assert [c.message for c in record.checks] == [c.message for c in in_process.checks]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("case", AFTER)
 def test_sandbox_checks_each_grade_cell_where_it_stands(server, tmp_path, case):
     """A grade cell's checks see the notebook as nbgrader's kernel has run it up to that cell."""
@@ -169,7 +167,6 @@ def test_intake_places_every_grade_cell_where_it_stands(tmp_path):
     assert softmax < at["ex1_softmax"] < attention < at["ex1_attention"] < ex1[-1].index, (at, softmax, attention)
 
 
-@pytest.mark.slow
 def test_module_level_tampering_stays_in_its_notebook(server, tmp_path):
     """ex1 breaks numpy for itself; the other notebooks run in their own workers and keep full marks."""
     tamper = {"ex1_attention": {"softmax": "np.exp = lambda x: np.zeros_like(x)\nnp.sum = lambda *a, **k: 1.0\n"}}

@@ -105,7 +105,6 @@ def _normalise(path):
     return cells
 
 
-@pytest.mark.slow
 def test_release_in_sync_with_source(tmp_path):
     fresh = generate_release(ROOT, dest=tmp_path / "release")
     for name in NOTEBOOKS:
@@ -113,7 +112,6 @@ def test_release_in_sync_with_source(tmp_path):
             f"release/{name}.ipynb is out of date: run `make release`")
 
 
-@pytest.mark.slow
 def test_stored_outputs_are_current(tmp_path):
     """`make release` re-runs the sources; doing so now must reproduce the committed outputs exactly."""
     import shutil

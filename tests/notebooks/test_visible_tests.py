@@ -246,7 +246,6 @@ def test_scaling_mistake_names_the_fix_in_ex2_and_ex4():
         assert len(failed) == 1 and failed[0].startswith("Divide the scores by sqrt(d_k)"), failed
 
 
-@pytest.mark.slow
 def test_nbgrader_validate_in_a_students_folder_shows_advice_and_evidence_uncut(tmp_path):
     """`nbgrader validate` on ex2 without sqrt(d_k), in a student's folder with no course config (so at
     nbgrader's default 90 columns): the advice and the evidence after it both show whole, on lines of their own."""

@@ -93,7 +93,6 @@ def test_stored_output_is_the_static_plot_and_the_release_has_none():
     assert _cell(RELEASE / "ex2_causal_mask.ipynb").outputs == []
 
 
-@pytest.mark.slow
 def test_in_a_real_kernel_sliders_only_when_input_is_allowed():
     """A Jupyter kernel: the cell run as a frontend runs it (allow_stdin=True) displays the widget; run
     as nbclient and nbval run it (allow_stdin=False) it draws the static plot, in well under a second."""
@@ -118,7 +117,6 @@ def test_in_a_real_kernel_sliders_only_when_input_is_allowed():
         km.shutdown_kernel(now=True)
 
 
-@pytest.mark.slow
 def test_the_sandbox_runs_the_widget_cell_quietly(server, tmp_path):
     """In the sandboxed worker (IPython without a kernel) the cell draws its static plot: no error in the
     notes, nothing waits, and the notebook is graded in full."""

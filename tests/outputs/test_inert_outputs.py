@@ -133,7 +133,6 @@ def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
 NOT_UTF8 = os.fsdecode(b"bytes-\xff\xfe")          # a folder name that is not text
 
 
-@pytest.mark.slow
 def test_a_class_of_odd_ids_is_graded_whole(tmp_path):
     course = make_class(tmp_path, [], custom={s: {} for s in [*ODD_IDS, NOT_UTF8]})
     result = grade_batch(course=course, out=tmp_path / "out", workers=2, progress=False)

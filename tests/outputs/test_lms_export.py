@@ -179,7 +179,6 @@ def check_canvas_export(course, url: str, tmp_path) -> None:
     assert ours == {"ada": 28.0, "bob": 27.5, "cy": 18.0, "di": 28.5, "eve": 0.0}
 
 
-@pytest.mark.slow
 def test_the_export_has_nbgrader_export_s_totals_after_manual_grades_and_late_penalties(tmp_path):
     course = make_class(tmp_path, students=[])
     url = f"sqlite:///{course / 'gradebook.db'}"

@@ -12,8 +12,6 @@ from batch_helpers import SMALL, export_gradebook, gradebook_in, make_class, rea
 from browser_helpers import FLAGS, browser
 from conftest import ROOT, SOURCE
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):

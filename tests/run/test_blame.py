@@ -58,7 +58,6 @@ def test_a_submission_whose_grader_died_once_is_graded_alone_and_kept(tmp_path):
     assert sorted(done) == ["graded a", "graded b", "graded c", "graded once"] and ATTEMPTS >= 2
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, None])
 def test_a_class_with_a_grader_killer_is_graded_normally(tmp_path, monkeypatch, workers):
     """The whole batch: one submission kills its grading process; the 8 classmates get their grades. A

@@ -93,7 +93,6 @@ def test_a_course_gradebook_gone_missing_is_never_started_afresh(course, capsys,
                            assignment="ch04_attention", create=True, what="db_url")      # --create-gradebook
 
 
-@pytest.mark.slow
 def test_create_gradebook_starts_one_and_a_query_is_no_part_of_its_name(course, tmp_path, capsys):
     assert main(_grade(course, "--gradebook", f"sqlite:///{tmp_path / 'new.db'}?mode=rwc",
                        "--create-gradebook")) == 0
@@ -101,7 +100,6 @@ def test_create_gradebook_starts_one_and_a_query_is_no_part_of_its_name(course, 
     assert not [p for p in tmp_path.iterdir() if "?" in p.name]
 
 
-@pytest.mark.slow
 def test_a_locked_gradebook_is_one_line_saying_who_may_hold_it_and_what_next(course, capsys):
     holder = sqlite3.connect(course / "gradebook.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")             # as a program in the middle of writing to it

@@ -16,7 +16,6 @@ from autograder.sandbox.status import LayerStatus
 from batch_helpers import export_gradebook, gradebook_in, make_class, records
 from run_tree import TreeRun, cmdline, open_files
 
-pytestmark = pytest.mark.slow
 
 CLASS = ["correct-1", "correct-2", "no-scaling", "mask-after-softmax", "dtype-ignored", "cross-causal-mask",
          "hostile-exits", "damaged-points-inflated", "unfinished-ex4", "scale-by-dk"]

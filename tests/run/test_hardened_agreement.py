@@ -9,8 +9,6 @@ from nbgrader_helpers import fixture_overrides
 from test_notebook_semantics import namespaces
 from test_rubric_diagnosis import FIXTURES
 
-pytestmark = pytest.mark.slow
-
 
 def _summary(record):
     return [(c.grade_id, c.check, c.passed, c.diagnosis) for c in record.checks]

@@ -25,7 +25,6 @@ import pytest
 from autograder.assignment import FUNCTIONS
 from batch_helpers import gradebook_in, make_class, records
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 MEMORY = Path("/sys/fs/cgroup/memory")
 HONEST = {"correct-1": 28, "no-scaling": 26, "honest-2": 28, "honest-3": 28}

@@ -11,7 +11,7 @@ from autograder.samples import sample_class
 from autograder.samples.synthetic import write_submission
 from batch_helpers import export_gradebook, make_class, read_csv
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*not in session")]
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")
 A = "ch04_attention"
 CLASS = ["correct-1", "no-scaling", "damaged-missing-notebook"]
 

@@ -19,7 +19,6 @@ import pytest
 
 from batch_helpers import make_class, read_csv
 
-pytestmark = pytest.mark.slow
 
 STUDENTS = ["correct-1", "no-scaling"]
 NOTEBOOKS = {"ex1_attention", "ex2_causal_mask", "ex3_memory", "ex4_cross_attention"}

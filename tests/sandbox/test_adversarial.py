@@ -20,7 +20,6 @@ from autograder.samples.synthetic import write_submission
 from batch_helpers import gradebook_in, make_class
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, lasting_processes, probe
 
-pytestmark = pytest.mark.slow
 
 EXPECTED = {e.name: e for e in corpora.load("adversarial")}
 CORPUS = sorted(EXPECTED)

@@ -13,7 +13,6 @@ from autograder.sandbox.limits import Limits
 from conftest import ROOT
 from sandbox_helpers import RIGHT_MASK, WRONG_MASK, ex2_notebook, grade, lasting_processes, probe
 
-pytestmark = pytest.mark.slow
 
 CORPUS = sorted(m.name for m in pkgutil.iter_modules(adversarial.__path__))
 

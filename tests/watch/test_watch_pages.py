@@ -12,7 +12,6 @@ from autograder.watch.pages import feedback_page
 from batch_helpers import make_class
 from conftest import NOTEBOOKS
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 
 

@@ -460,7 +460,6 @@ def test_the_command_line_says_what_is_wrong_in_one_line(tmp_path):
     assert proc.returncode == 2 and "must be from 0.01 to 60 seconds" in proc.stderr
 
 
-@pytest.mark.slow
 def test_scheduler_sends_the_grading_to_dask(tmp_path):
     distributed = pytest.importorskip("distributed")
     from autograder.watch.service import watch

@@ -10,7 +10,7 @@ from autograder.__main__ import main
 from batch_helpers import export_gradebook, make_class, read_csv
 from formgrader_helpers import TOKEN, formgrader
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*not in session")]
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")
 A = "ch04_attention"
 
 

@@ -18,8 +18,6 @@ from browser_helpers import FLAGS, browser
 from run_tree import TreeRun
 from watch_helpers import A, exchange_course, of_kind, wait_for, watch_command
 
-pytestmark = pytest.mark.slow
-
 
 def _free_port() -> int:
     with socket.socket() as s:

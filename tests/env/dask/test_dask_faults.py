@@ -21,7 +21,6 @@ from batch_helpers import gradebook_in, make_class, records
 from dask_helpers import Cluster, end_group, group_alive, wait
 
 pytest.importorskip("distributed")
-pytestmark = pytest.mark.slow
 
 SLOW = {"causal_mask": "import time\ntime.sleep(12)\n"
                        "def causal_mask(n):\n    return np.triu(np.full((n, n), -np.inf), 1)\n"}

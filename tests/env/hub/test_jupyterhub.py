@@ -20,7 +20,6 @@ from hub_helpers import A, ROOT, shell_in_server
 from hub_site import fill_in, hub_site, requirements
 from watch_helpers import events
 
-pytestmark = [pytest.mark.slow, pytest.mark.jupyterhub]
 STUDENTS = ["ada", "bob", "cy", "di"]
 SHOTS = ROOT / "test-artifacts" / "jupyterhub"
 SETTINGS = 'c.FeedbackOnSubmit.limit = "2/day"\n'

@@ -14,7 +14,6 @@ from batch_helpers import export_rows, make_class, read_csv
 from conftest import NOTEBOOKS
 from nbgrader_helpers import autograde_and_export, plain_nbgrader
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 DUE = "2026-11-02 12:00:00 UTC"
 STUB = "def softmax(x, axis=-1):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n"

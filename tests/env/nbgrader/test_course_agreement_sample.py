@@ -6,8 +6,6 @@ import pytest
 from autograder.run.batch import grade_batch
 from test_course_agreement import SAMPLE, _autograded, export_equals_grades_csv, totals_agree
 
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(scope="module")
 def sampled(tmp_path_factory):

@@ -3,8 +3,6 @@ exchange, the instructor collects, grades with the hardened grader, and `nbgrade
 `fetch_feedback` deliver our per-notebook pages (slow: several nbgrader commands)."""
 import shutil
 
-import pytest
-
 from autograder.run.batch import grade_batch
 from nbgrader_fast import run_nbgrader
 from autograder.samples.synthetic import fill_notebook, reference_answers
@@ -12,7 +10,6 @@ from autograder.intake.names import notebook_for
 from batch_helpers import export_gradebook, make_class, read_csv
 from conftest import NOTEBOOKS
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import nbformat
-import pytest
 from nbgrader.api import Gradebook
 
 from autograder.gradebook.nbgrader_api import stamp_new_sqlite
@@ -60,7 +59,6 @@ def test_nothing_to_review_flags_nothing(tmp_path):
     assert {flagged for flagged, _ in _grades(url).values()} == {False}
 
 
-@pytest.mark.slow
 def test_nbgrader_autograde_again_never_reflags_what_a_person_graded(tmp_path):
     """`nbgrader autograde --force` after formgrader work: nbgrader's own SaveAutoGrades flags every cell
     with a manual score again; the door puts back the flag the person left, in a notebook that needs review

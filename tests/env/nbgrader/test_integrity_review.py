@@ -7,13 +7,10 @@ graded the review in the gradebook (as formgrader saves it) and written a commen
 comment and no trace of the flag; the classmate nobody has reviewed yet still awaits review."""
 import shutil
 
-import pytest
-
 from nbgrader_fast import run_nbgrader
 from autograder.run.batch import grade_batch
 from batch_helpers import make_class, read_csv
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 SUSPICION = "same notebook as a classmate"
 SAID = "We spoke: you worked on this together, which the syllabus allows."

@@ -24,7 +24,6 @@ from conftest import SOURCE
 from formgrader_helpers import children, formgrader, formgrader_page
 from sandbox_helpers import WRONG_MASK
 
-pytestmark = pytest.mark.slow
 A = "ch04_attention"
 STUDENTS = ["correct-1", "no-scaling", "damaged-missing-notebook", "damaged-invalid-json", "hostile-exits"]
 CHEATS = ["cheat_monkeypatch_numpy_testing", "cheat_ipython_exception_handler", "cheat_ipython_input_transformer"]

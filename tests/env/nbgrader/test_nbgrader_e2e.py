@@ -1,12 +1,8 @@
 """nbgrader end to end for students: validate (slow). The instructor's side, autograde + export agreeing
 with `grade`, is tests/env/nbgrader/test_course_agreement.py."""
-import pytest
-
 from autograder.samples.synthetic import write_submission
 from conftest import RELEASE, SOURCE
 from nbgrader_fast import nbgrader
-
-pytestmark = pytest.mark.slow
 
 
 def _validate(path):

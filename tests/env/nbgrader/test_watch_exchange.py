@@ -19,7 +19,6 @@ from run_tree import TreeRun
 from watch_helpers import (A, done, events, exchange_course, fetched_pages, of_kind, student_args,
                            submit_like_nbgrader, wait_for, watch_command)
 
-pytestmark = pytest.mark.slow
 NO_SCALING = {"scaled_dot_product_attention": (
     "def scaled_dot_product_attention(Q, K, V):\n    w = softmax(Q @ K.T, axis=-1)\n    return w @ V, w\n")}
 

@@ -12,7 +12,7 @@ from nbgrader_fast import run_nbgrader
 from batch_helpers import make_class, read_csv
 from conftest import NOTEBOOKS
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*not in session")]
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")
 A = "ch04_attention"
 NAMED = r"--FileNameCollectorPlugin.named_regexp=.*_(?P<student_id>[a-z]+)_attempt_(?P<timestamp>[0-9: -]+)_(?P<file_id>\w+)"
 

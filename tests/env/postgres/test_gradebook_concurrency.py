@@ -16,7 +16,7 @@ from conftest import TESTS
 from gradebook_helpers import fill_gradebook
 from test_gradebook_postgres import on_database
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*not in session")]
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")
 CLASS = ["correct-1", "no-scaling", "mask-after-softmax", "crossover-off-by-one", "cross-causal-mask",
          "correct-einsum"]
 

@@ -15,7 +15,7 @@ from batch_helpers import export_gradebook, make_class, read_csv
 from pg_server import wait_until
 from test_gradebook_concurrency import gradebook_of
 
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:.*not in session")]
+pytestmark = pytest.mark.filterwarnings("ignore:.*not in session")
 CLASS = ["correct-1", "no-scaling", "mask-after-softmax", "crossover-off-by-one", "cross-causal-mask"]
 
 

@@ -72,7 +72,6 @@ def on_database(course, url: str) -> None:
     config.write_text(text)
 
 
-@pytest.mark.slow
 def test_grade_resume_formgrader_the_door_and_export_on_postgres(postgres, tmp_path):
     """db_url = "postgresql://...": grade writes the class, formgrader shows it and saves a manual score
     there, grade --resume keeps it and every output shows it, nbgrader's own autograde (our door) and
@@ -139,7 +138,6 @@ def test_a_writer_whose_run_lost_the_server_lock_writes_nothing(postgres):
         assert wait_until(lambda: not check.ours(gb), 10)
 
 
-@pytest.mark.slow
 def test_the_lms_export_reads_a_postgres_gradebook_as_nbgrader_export_does(postgres, tmp_path):
     from batch_helpers import make_class
     from test_lms_export import check_canvas_export, lms_class

@@ -1,0 +1,21 @@
+"""The suite's own rules: markers come from where a test lives (tests/conftest.py), never by hand."""
+import re
+
+import conftest
+from conftest import TESTS
+
+HAND_SET = re.compile(r"pytest\.mark\.(slow|jupyterhub|env|" + "|".join(conftest.ENVIRONMENTS) + r")\b")
+
+
+def test_no_test_sets_an_environment_or_speed_marker_by_hand():
+    """`env` and its kind are set by tests/conftest.py for every test under tests/env/<kind>/ (and only
+    there: `make check` leaves that folder out); a file elsewhere that marked itself would be run by the
+    wrong tier, and a hand-set `slow` no longer means anything."""
+    hand_set = {str(path.relative_to(TESTS)): sorted(set(HAND_SET.findall(path.read_text())))
+                for path in TESTS.rglob("test_*.py") if HAND_SET.search(path.read_text())}
+    assert hand_set == {}
+
+
+def test_every_environment_folder_is_a_marker():
+    folders = {p.name for p in (TESTS / "env").iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+    assert folders <= set(conftest.ENVIRONMENTS)
