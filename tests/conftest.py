@@ -1,3 +1,5 @@
+import functools
+import importlib
 import pathlib
 import sys
 
@@ -63,8 +65,12 @@ def _fixture_exercise(item) -> str | None:
     name = getattr(item, "callspec", None) and item.callspec.params.get("name")
     if not isinstance(name, str) or "fixtures" in str(item.fspath):
         return None
+    return _exercise_a_fixture_loses(name)
+
+
+@functools.cache
+def _exercise_a_fixture_loses(name: str) -> str | None:
     try:
-        import importlib
         loses = importlib.import_module(f"fixtures.impl.{name}").LOSES
     except (ImportError, AttributeError):
         return None

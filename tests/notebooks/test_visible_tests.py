@@ -13,6 +13,7 @@ and every entry of the misconception catalogue, in every notebook that defines i
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import re
@@ -64,8 +65,15 @@ def _nbgrader(cell) -> dict:
     return cell.get("metadata", {}).get("nbgrader", {})
 
 
-def _release(name):
+@functools.cache
+def _release(name):                        # read once (fill_notebook fills a copy)
     return nbformat.read(RELEASE / f"{name}.ipynb", as_version=4)
+
+
+@functools.cache
+def _answers() -> dict[str, dict[str, str]]:
+    """The source's reference answers, read once: collection asks for them per catalogue entry (1196 times)."""
+    return reference_answers(SOURCE)
 
 
 def _is_visible(cell) -> bool:
@@ -75,7 +83,7 @@ def _is_visible(cell) -> bool:
 
 def _defined(name) -> set[str]:
     """The functions the solution cells of notebook ``name`` define."""
-    code = "\n".join(reference_answers(SOURCE)[name].values())
+    code = "\n".join(_answers()[name].values())
     return set(re.findall(r"^def (\w+)\(", code, re.M))
 
 
@@ -90,7 +98,7 @@ def run_visible(name: str, overrides: dict[str, str] | None = None, plugged: dic
     ``overrides`` are function sources appended where the function lives (as a student's edit),
     ``plugged`` are callables put in the namespace after the cell that defines them.
     """
-    nb = fill_notebook(_release(name), reference_answers(SOURCE)[name], overrides)
+    nb = fill_notebook(_release(name), _answers()[name], overrides)
     ns, results = {"np": np}, {}
     for cell in nb.cells:
         meta = _nbgrader(cell)
