@@ -70,6 +70,45 @@ def marker_processes(marker: str) -> list[int]:
     return found
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat[stat.rindex(")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _ancestors(pid: int) -> list[int]:
+    """The processes above ``pid``, its parent first, up to (not including) pid 1."""
+    chain, parent = [], _parent(pid)
+    while parent and parent > 1 and parent not in chain:
+        chain.append(parent)
+        parent = _parent(parent)
+    return chain
+
+
+def anothers_worker_cgroup(group: Path, ours: int | None = None) -> bool:
+    """True when worker cgroup folder ``group`` holds processes and each of them is a worker of another
+    grader: it descends from a live sandbox fork server that is not below process ``ours`` (this test
+    process). A process below ``ours``, or one with no fork server above it (orphaned: its fork server is
+    gone), is not another's."""
+    from autograder.sandbox import cgroups
+    ours = ours or os.getpid()
+    pids = cgroups.members(group)
+    for pid in pids:
+        chain = _ancestors(pid)
+        if ours in chain or not any(_is_fork_server(p) for p in chain):
+            return False
+    return bool(pids)
+
+
+def _is_fork_server(pid: int) -> bool:
+    try:
+        return b"autograder.sandbox.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def lasting_processes(marker: str, seconds: float = 5.0) -> list[int]:
     """Processes named ``marker`` still live ``seconds`` after the call. Grading returns once every
     process of its workers has been sent SIGKILL; the kernel ends them moments later."""

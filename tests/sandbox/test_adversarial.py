@@ -18,7 +18,7 @@ from nbgrader_fast import run_nbgrader
 from autograder.sandbox import cgroups
 from autograder.samples.synthetic import write_submission
 from batch_helpers import gradebook_in, make_class
-from sandbox_helpers import RIGHT_MASK, WRONG_MASK, lasting_processes, probe
+from sandbox_helpers import RIGHT_MASK, WRONG_MASK, anothers_worker_cgroup, lasting_processes, probe
 
 
 EXPECTED = {e.name: e for e in corpora.load("adversarial")}
@@ -161,7 +161,7 @@ def corpus(tmp_path_factory):
     net, host = _Loopback(), _HostServices()
     _lay_out(course, net, host)
     guarded = {p: _digest(p) for p in (course / "nbgrader_config.py", course / "gradebook.db")}
-    segments = _sysv_segments()
+    segments, cgroups_before = _sysv_segments(), set(cgroups.worker_dirs())
     try:
         result = grade_batch(course=course, out=tmp / "out", workers=2, limits=LIMITS, progress=False,
                              gradebook_url=gradebook_in(tmp / "out"), create_gradebook=True)   # the course's own is guarded
@@ -169,7 +169,7 @@ def corpus(tmp_path_factory):
         host_effects = {"contacts": host.contacts(), "new segments": sorted(set(_sysv_segments()) - set(segments))}
     finally:
         host.close()
-    return {r.student_id: r for r in result.records}, net, guarded, tmp / "out", host_effects
+    return {r.student_id: r for r in result.records}, net, guarded, tmp / "out", host_effects, cgroups_before
 
 
 def test_corpus_is_large_and_covers_every_kind():
@@ -180,7 +180,7 @@ def test_corpus_is_large_and_covers_every_kind():
 
 @pytest.mark.parametrize("name", CORPUS)
 def test_attack_outcome(corpus, name):
-    records, _, _, out, _ = corpus
+    records, _, _, out, _, _ = corpus
     mod, record = _load(name), records[_student(name)]
     wrong, right = records["honest-wrong"].total, records["honest-right"].total
     assert right == record.max_total == 28 and wrong < right
@@ -196,11 +196,13 @@ def test_attack_outcome(corpus, name):
         mod.inspect(record, out)
 
 
-def _lasting_worker_cgroups(seconds: float = 150.0) -> list:
-    """Worker cgroups that still hold processes after ``seconds``. Another grader running at the same
-    time (pytest-xdist's other worker) empties its own within its time limits; a process that escaped
-    this corpus's workers stays."""
-    busy = [d for d in cgroups.worker_dirs() if cgroups.members(d)]
+def _lasting_worker_cgroups(before: set, seconds: float = 150.0) -> list:
+    """Worker cgroups of this corpus's grading that still hold processes after ``seconds``: a process that
+    escaped its worker stays. Those of another grader running at the same time (another test worker's)
+    are not waited for: a cgroup that was there before the grading began, or whose every process is a
+    worker of another live fork server (one that is not this process's)."""
+    busy = [d for d in cgroups.worker_dirs()
+            if d not in before and cgroups.members(d) and not anothers_worker_cgroup(d)]
     deadline = time.monotonic() + seconds
     while busy and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -209,10 +211,49 @@ def _lasting_worker_cgroups(seconds: float = 150.0) -> list:
 
 
 def test_nothing_escaped_or_survived(corpus):
-    _, net, guarded, _, host_effects = corpus
+    _, net, guarded, _, host_effects, cgroups_before = corpus
     assert net.contacts == []
     assert host_effects == {"contacts": [], "new segments": []}
     assert all(_digest(p) == d for p, d in guarded.items())
     assert not list(Path("/tmp").glob("adversarial-*"))
     assert lasting_processes("agadvdaemon") == []
-    assert _lasting_worker_cgroups() == []
+    assert _lasting_worker_cgroups(cgroups_before) == []
+
+
+_SERVES = "import subprocess, time; print(subprocess.Popen(['sleep', '60']).pid, flush=True); time.sleep(60)"
+
+
+def _orphan(*argv: str) -> int:
+    """Start ``argv`` as an orphan (a double fork: not below this process); its first printed line."""
+    import subprocess
+    import sys
+    starter = subprocess.Popen([sys.executable, "-c", "import subprocess, sys; subprocess.Popen(sys.argv[1:])", *argv],
+                               stdout=subprocess.PIPE, text=True)
+    with starter.stdout:
+        line = starter.stdout.readline()
+    starter.wait(timeout=30)
+    return int(line)
+
+
+def test_the_wait_for_lasting_workers_skips_another_graders_alone(tmp_path):
+    """_lasting_worker_cgroups waits for a cgroup whose process is below this test process, or below no live
+    fork server (orphaned); never for one whose every process is below another grader's live fork server."""
+    import signal
+    import subprocess
+    import sys
+    ours = subprocess.Popen(["sleep", "60"])
+    theirs = _orphan(sys.executable, "-c", _SERVES, "autograder.sandbox.forkserver")     # a fork server's worker
+    orphaned = _orphan("sh", "-c", "echo $$; exec sleep 60")
+    try:
+        groups = {}
+        for name, pid in (("ours", ours.pid), ("theirs", theirs), ("orphaned", orphaned), ("empty", None)):
+            groups[name] = tmp_path / name
+            groups[name].mkdir()
+            (groups[name] / "cgroup.procs").write_text(f"{pid}\n" if pid else "")
+        assert {name: anothers_worker_cgroup(group) for name, group in groups.items()} == \
+            {"ours": False, "theirs": True, "orphaned": False, "empty": False}
+    finally:
+        ours.kill()
+        ours.wait()
+        for pid in (theirs, orphaned):
+            os.kill(pid, signal.SIGKILL)
