@@ -1,8 +1,9 @@
 """`grade` agrees with `nbgrader autograde` in the instructor's own course: honest work from the sample
 class (right and wrong), per-notebook helpers and stubs, a due date in the gradebook and a late-penalty
 plugin in nbgrader_config.py. Afterwards `nbgrader export` on the course gradebook equals grades.csv.
-Slow: nbgrader runs every notebook of every student, so this is the one class nbgrader autogrades (in two
-courses, graded side by side: the sample-class work is in tests/env/nbgrader/test_course_agreement_sample.py)."""
+nbgrader runs every notebook of every student in a kernel of its own (the suite's longest wait), so this is
+the one class plain nbgrader autogrades: the sample-class students and the crafted ones together, autograded
+once and graded once."""
 import hashlib
 
 import pytest
@@ -79,10 +80,14 @@ def _autograded(tmp, sample: list[str], crafted: dict):
     return course, autograde_and_export(course)
 
 
+GROUPS = {"crafted": list(CLASS), "sample": SAMPLE}
+
+
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    """The crafted class (stubs, helpers, late work, scratch cells), as nbgrader and grade leave it."""
-    course, nbgrader_scores = _autograded(tmp_path_factory.mktemp("agreement"), [], CLASS)
+    """The sample-class students and the crafted ones (stubs, helpers, late work, scratch cells) in one
+    course, as nbgrader and grade leave it."""
+    course, nbgrader_scores = _autograded(tmp_path_factory.mktemp("agreement"), SAMPLE, CLASS)
     kernel = (course / "autograded" / "honest" / A / "ex2_causal_mask.ipynb").read_text()
     assert "grade_cell(" in kernel, "nbgrader must run the hidden tests here, not the hardened grader"
     (course.parent / "ex2-autograded-by-nbgrader.ipynb").write_text(kernel)     # grade writes autograded/ again
@@ -97,25 +102,31 @@ EXPECTED_TOTALS = {"honest": 28.0, "stub-ex4-inline-softmax": 28.0, "stub-ex1-so
 
 
 def totals_agree(graded, students) -> None:
-    """grade's totals equal nbgrader's, for exactly ``students``, and the known ones are as expected."""
+    """grade's totals equal nbgrader's for ``students``, the class is exactly every group's students, and
+    the known ones are as expected."""
     course, nbgrader_scores, _ = graded
-    ours = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}
-    assert ours == nbgrader_scores
+    everyone = {r["student_id"]: float(r["total"]) for r in read_csv(course / "grading" / "grades.csv")}
+    assert set(everyone) == set(nbgrader_scores) == {s for group in GROUPS.values() for s in group}
+    ours = {s: t for s, t in everyone.items() if s in students}
+    assert ours == {s: nbgrader_scores[s] for s in students}
     assert set(ours) == set(students)
     assert {s: t for s, t in ours.items() if s in EXPECTED_TOTALS} == \
         {s: t for s, t in EXPECTED_TOTALS.items() if s in ours}
 
 
-def export_equals_grades_csv(course) -> None:
+def export_equals_grades_csv(course, students) -> None:
     exported = {r["student_id"]: r for r in export_rows(course)}
-    for row in read_csv(course / "grading" / "grades.csv"):
+    rows = [row for row in read_csv(course / "grading" / "grades.csv") if row["student_id"] in students]
+    assert sorted(row["student_id"] for row in rows) == sorted(students)
+    for row in rows:
         theirs = exported[row["student_id"]]
         assert float(theirs["score"]) == float(row["total"]), row["student_id"]
         assert float(theirs["late_submission_penalty"] or 0) == float(row["late_penalty"])
 
 
-def test_totals_agree_with_nbgrader_autograde(both):
-    totals_agree(both, CLASS)
+@pytest.mark.parametrize("group", GROUPS)
+def test_totals_agree_with_nbgrader_autograde(both, group):
+    totals_agree(both, GROUPS[group])
 
 
 def test_late_submission_shown_everywhere(both):
@@ -130,8 +141,9 @@ def test_late_submission_shown_everywhere(both):
     assert "2 h after the due date" in (course / "grading" / "report.html").read_text()
 
 
-def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both):
-    export_equals_grades_csv(both[0])
+@pytest.mark.parametrize("group", GROUPS)
+def test_nbgrader_export_of_the_course_gradebook_equals_grades_csv(both, group):
+    export_equals_grades_csv(both[0], GROUPS[group])
 
 
 def test_the_explore_widget_draws_its_static_plot_under_nbgrader_autograde(both):
