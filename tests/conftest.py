@@ -26,6 +26,14 @@ def server():
 
 
 @pytest.fixture(scope="session")
+def graded_classes(tmp_path_factory):
+    """Graded classes made once a run and copied for each test: ``graded_classes.copy(dest, students,
+    **options)`` (tests/helpers/graded_classes.py)."""
+    from graded_classes import GradedClasses, shared_root
+    return GradedClasses(shared_root(tmp_path_factory))
+
+
+@pytest.fixture(scope="session")
 def postgres():
     """A real PostgreSQL server (the distribution's) in a temporary folder on a Unix socket, stopped
     after the session; each test makes its own database (``postgres.create_database``)."""
@@ -56,6 +64,9 @@ def pytest_collection_modifyitems(items):
         if parts[:1] == ("env",):
             item.add_marker(pytest.mark.env)
             item.add_marker(getattr(pytest.mark, parts[1]))
+        elif "postgres" in getattr(item, "fixturenames", ()):
+            raise pytest.UsageError(f"{item.nodeid} starts a PostgreSQL server (the postgres fixture): its place "
+                                    "is tests/env/postgres/, which `make check` leaves out")
         for prefix, marker in EXERCISE_MARKERS.items():
             if prefix in item.nodeid or _fixture_exercise(item) == prefix:
                 item.add_marker(getattr(pytest.mark, marker))

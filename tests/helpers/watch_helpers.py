@@ -19,6 +19,25 @@ A = "ch04_attention"
 COURSE_ID = "attention-course"
 
 
+def inbound_course(tmp: Path, settings: str = "") -> Path:
+    """A course copy with no submissions whose nbgrader_config.py names an exchange in ``tmp`` (its inbound and
+    feedback folders made, nothing released)."""
+    from batch_helpers import make_class
+    course = make_class(tmp, [])
+    (tmp / "exchange" / "attention-course" / "inbound").mkdir(parents=True)
+    (tmp / "exchange" / "attention-course" / "feedback").mkdir()
+    with open(course / "nbgrader_config.py", "a") as f:
+        f.write(f'\nc.Exchange.root = "{tmp / "exchange"}"\n{settings}')
+    return course
+
+
+def published(course: Path, name: str) -> bool:
+    """watch's journal says the feedback page of inbound entry ``name`` is published."""
+    from autograder.journal.log import read_events
+    events = read_events(course / "watch" / "journal.jsonl")
+    return any(e.entry == name and e.EVENT == "published" and e.kind == "feedback" for e in events)
+
+
 def exchange_course(tmp: Path, settings: str = "") -> Path:
     """A course copy whose nbgrader_config.py names an exchange in ``tmp``; the assignment released there."""
     from batch_helpers import make_class

@@ -21,7 +21,7 @@ from autograder.watch.limits import Limit, next_check, parse_limit
 from autograder.watch.pages import MARK
 from autograder.watch.publish import page_file, publish
 from autograder.watch.service import Service
-from watch_helpers import A, submit_like_nbgrader
+from watch_helpers import A, inbound_course as _course, published as done_in, submit_like_nbgrader
 
 
 def _gradebook(url):
@@ -30,16 +30,6 @@ def _gradebook(url):
     from autograder.gradebook.nbgrader_api import stamp_new_sqlite
     stamp_new_sqlite(url)                                               # no `alembic heads` process
     return Gradebook(url, "attention-course")
-
-
-def _course(tmp_path, settings=""):
-    from batch_helpers import make_class
-    course = make_class(tmp_path, [])
-    (tmp_path / "exchange" / "attention-course" / "inbound").mkdir(parents=True)
-    (tmp_path / "exchange" / "attention-course" / "feedback").mkdir()
-    with open(course / "nbgrader_config.py", "a") as f:
-        f.write(f'\nc.Exchange.root = "{tmp_path / "exchange"}"\n{settings}')
-    return course
 
 
 # --- settings and limits ------------------------------------------------------------------------
@@ -433,11 +423,6 @@ def passes(n):
     return lambda: next(count) == 0
 
 
-def done_in(course, name):
-    events = read_events(course / "watch" / "journal.jsonl")
-    return any(e.entry == name and e.EVENT == "published" and e.kind == "feedback" for e in events)
-
-
 def test_an_exchange_without_the_course_stops_watch_with_what_to_do(tmp_path):
     from autograder.watch.service import watch
     course = _course(tmp_path)
@@ -458,20 +443,6 @@ def test_the_command_line_says_what_is_wrong_in_one_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "autograder", "watch", "--poll", "0"], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 2 and "must be from 0.01 to 60 seconds" in proc.stderr
-
-
-def test_scheduler_sends_the_grading_to_dask(tmp_path):
-    distributed = pytest.importorskip("distributed")
-    from autograder.watch.service import watch
-    course = _course(tmp_path)
-    names = [submit_like_nbgrader(course, tmp_path, s, sample) for s, sample in (("ada", "correct-1"),
-                                                                                ("bob", "no-scaling"))]
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
-                                  dashboard_address=None) as cluster:
-        watch(course=course, scheduler=cluster.scheduler_address, poll=0.05, say=print,
-              until=lambda: all(done_in(course, n) for n in names))
-    graded = {e.student: e for e in read_events(course / "watch" / "journal.jsonl") if e.EVENT == "graded"}
-    assert graded["ada"].total == 28 and graded["bob"].diagnoses == ("no-scaling",)
 
 
 def _inbound(tmp_path):

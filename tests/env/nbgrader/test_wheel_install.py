@@ -1,4 +1,5 @@
-"""A plain (non-editable) install of the wheel works outside the repository and never reads it (slow)."""
+"""A plain (non-editable) install of the wheel works outside the repository and never reads it, nbgrader's own
+autograde included (here with nbgrader's tests: it runs nbgrader's commands)."""
 import csv
 import shutil
 import tarfile
