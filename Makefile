@@ -48,18 +48,20 @@ $(HUB_PROXY):
 	  npm install --silent --no-fund --no-audit --prefix .hub-proxy configurable-http-proxy@$(CHP_VERSION); \
 	else echo "note: npm is missing (apt-get install nodejs npm): the JupyterHub tests will skip"; fi
 
-# Three pytest workers (pytest-xdist) on 2 cores, one test file each at a time (--dist loadfile): a file's
-# module fixtures (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one
-# kernel. Much of the suite waits on subprocesses, servers
-# and sandboxed workers, so a third worker fills the cores.
+# pytest-xdist workers on 2 cores, one test file each at a time (--dist loadfile): a file's module fixtures (a
+# graded class, nbgrader's autograde, a Hub) run once, and nbval keeps a notebook's cells in one kernel. Much of
+# the suite waits on subprocesses, servers and sandboxed workers, so more workers than cores fill the cores.
+# Files start slowest first (tests/conftest.py's SLOWEST_FIRST; --no-loadscope-reorder keeps that order rather
+# than xdist's most-tests-first). docs/notes/suite.md has the measured times and how to run each tier.
 TEST_WORKERS ?= 3
+XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 test: $(VENV)/.dev-installed browser postgres hub-proxy
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
+	$(PY) -m pytest $(XDIST) --nbval-lax --nbval-current-env tests source/ch04_attention
 
-# The developer's loop: every test that starts no server, no browser and no nbgrader kernel (those live under
-# tests/env/, marked by tests/conftest.py from where they live).
+# The developer's loop: every test that starts no server, no browser, no Dask and no kernel (those live under
+# tests/env/, marked `env` by tests/conftest.py from where they live; not even collected here).
 check: $(VENV)/.dev-installed
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not env" tests
+	$(PY) -m pytest $(XDIST) --ignore=tests/env -m "not env" tests
 
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed

@@ -1,10 +1,17 @@
-"""The suite's own rules: markers come from where a test lives (tests/conftest.py), never by hand."""
+"""The suite's own rules: markers come from where a test lives (tests/conftest.py), never by hand, and the
+files it starts first are files that exist."""
 import re
 
 import conftest
 from conftest import TESTS
 
 HAND_SET = re.compile(r"pytest\.mark\.(slow|jupyterhub|env|" + "|".join(conftest.ENVIRONMENTS) + r")\b")
+
+
+def test_the_slowest_files_listed_to_start_first_exist():
+    missing = [name for name in conftest.SLOWEST_FIRST if not (TESTS / name).is_file()]
+    assert missing == [], f"tests/conftest.py's SLOWEST_FIRST names files that are gone: {missing}"
+    assert len(set(conftest.SLOWEST_FIRST)) == len(conftest.SLOWEST_FIRST)
 
 
 def test_no_test_sets_an_environment_or_speed_marker_by_hand():
