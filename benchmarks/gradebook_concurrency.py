@@ -110,7 +110,7 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--gap", type=float, default=0.05, help="seconds between the assistant's saves")
     parser.add_argument("--smoke", action="store_true", help="a class of 3: does the script run "
-                        "(tests/house/test_benchmarks.py); its figures mean nothing")
+                        "(tests/env/postgres/test_gradebook_concurrency_benchmark.py); its figures mean nothing")
     args = parser.parse_args()
     if args.smoke:
         args.students = 3

@@ -9,7 +9,9 @@ Screenshots of the key pages go to test-artifacts/jupyterhub/.
 
 Needs root (useradd, a Hub that starts servers as other users); skips and says so otherwise.
 """
+import importlib.util
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from hub_site import fill_in, hub_site, requirements
 from watch_helpers import events
 
 STUDENTS = ["ada", "bob", "cy", "di"]
+RUSH = "s00"                # benchmarks/hub_rush.py's student, on this Hub (one Hub for the suite)
 SHOTS = ROOT / "test-artifacts" / "jupyterhub"
 SETTINGS = 'c.FeedbackOnSubmit.limit = "2/day"\n'
 
@@ -33,7 +36,7 @@ def site():
     missing = requirements()
     if missing:
         pytest.fail(f"the JupyterHub tests cannot run: missing {missing}")
-    with hub_site(STUDENTS, SETTINGS) as (site, accounts, hub):
+    with hub_site([*STUDENTS, RUSH], SETTINGS) as (site, accounts, hub):
         yield site, accounts, hub
 
 
@@ -291,6 +294,23 @@ def _text(frame) -> str:
         return frame.content()
     except Exception:                       # a frame the browser blocked or tore down
         return ""
+
+
+def test_the_hub_rush_benchmark_runs_at_its_smallest_size(site, monkeypatch, capsys):
+    """benchmarks/hub_rush.py --smoke (one student, one submission) on this module's Hub rather than a Hub of
+    its own: its student's server spawned, the notebooks fetched, filled in and submitted, watch's page
+    published, and the figures printed (what they say means nothing here; tests/house/test_benchmarks.py
+    runs every script that needs no server)."""
+    site_, accounts, hub = site
+    spec = importlib.util.spec_from_file_location("hub_rush", ROOT / "benchmarks" / "hub_rush.py")
+    hub_rush = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hub_rush)
+    monkeypatch.setattr(sys, "argv", ["hub_rush.py", "--smoke"])
+    hub_rush.rush(hub_rush._arguments(), site_, hub, [accounts[RUSH]])      # raises when a submit or page failed
+    printed = capsys.readouterr().out
+    assert "1 servers spawned, each student's notebooks fetched and filled in" in printed, printed
+    assert "1 students x 1 submissions = 1 within 0 s; 1 pages published" in printed, printed
+    assert "Submit to fetchable: p50" in printed and all(f"{g:8s} CPU" in printed for g in ("hub", "servers", "watch"))
 
 
 def test_stopping_the_hub_stops_every_server_kernel_and_the_watch_service(site):
