@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test check release browser postgres hub-proxy clean-venv
+.PHONY: demo test check release docs browser postgres hub-proxy clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,12 @@ check: $(VENV)/.dev-installed
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed
 	$(PY) -m autograder release --execute-source
+
+# The documentation (docs/): refresh the tables generated from the code, then build the site with warnings as errors.
+docs: $(VENV)/.dev-installed
+	$(PY) scripts/gen_docs.py
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "site: docs/_build/html/index.html"
 
 clean-venv:
 	rm -rf $(VENV)
