@@ -150,19 +150,21 @@ def test_grade_stops_on_a_computed_gradebook_before_grading(tmp_path):
 
 
 def test_inits_next_steps_are_the_readmes_semester_with_this_interpreter():
-    """init's "Next:" runs the semester the README tells, in its order, with the interpreter that has
-    nbgrader (a bare `nbgrader` is not on the PATH outside the venv)."""
+    """init's "Next:" runs the semester the docs tell (docs/how-to/semester.md, and the README's five steps),
+    in its order, with the interpreter that has nbgrader (a bare `nbgrader` is not on the PATH outside the venv)."""
     import re
     import sys
     from pathlib import Path
     from autograder.course.create import next_steps
+    how_to = (ROOT / "docs" / "how-to" / "semester.md").read_text()
+    semester = how_to.split("## The commands")[1].split("```")[1]
     readme = (ROOT / "README.md").read_text()
-    semester = readme.split("**A semester, command by command**")[1].split("```")[1]
+    five_steps = "".join(readme.split("## For instructors, in five steps")[1].split("\n## ")[0].split("```")[1::2])
     steps = ["generate_assignment ch04_attention --force", "release_assignment", "watch --course .",
              "db assignment add", "collect ch04_attention", "grade --course .", "jupyter lab",
              "grade --course . --resume", "collect --update ch04_attention", "nbgrader export", "release_feedback"]
     text = next_steps(Path("/tmp/course")).replace(f"{sys.executable} -m nbgrader", "nbgrader")
-    for source in (semester, text):
+    for source in (semester, five_steps, text):
         at = [source.index(step) for step in steps]
         assert at == sorted(at), source
     assert "c.Exchange.root" in text and "/etc/jupyter/nbgrader_config.py" in text

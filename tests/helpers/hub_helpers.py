@@ -85,7 +85,7 @@ class Site:
 
 
 def watch_service(site: Site, extra: list[str] = ()) -> dict:
-    """The c.JupyterHub.services entry the README shows: `watch` as the instructor, in the course."""
+    """The c.JupyterHub.services entry docs/how-to/jupyterhub.md shows: `watch` as the instructor, in the course."""
     return {"name": WATCH_SERVICE, "user": site.instructor, "cwd": str(site.course),
             "command": [sys.executable, "-m", "autograder", "watch", "--course", str(site.course), *extra],
             "environment": site.user_env()}

@@ -1,6 +1,8 @@
 """The docs: docs/ builds with Sphinx and MyST with warnings as errors, the engineers' notes (docs/notes/) stay
-out of the build, and every generated table is what scripts/gen_docs.py makes from the code now."""
+out of the build, every generated table is what scripts/gen_docs.py makes from the code now, and the README
+stays a front door that links into docs/."""
 import dataclasses
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +13,8 @@ from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import gen_docs  # noqa: E402 - scripts/ is no package
+
+README = ROOT / "README.md"
 
 
 def _build(src, out) -> subprocess.CompletedProcess:
@@ -81,3 +85,24 @@ def test_a_generated_table_on_no_page_stops_the_generator(tmp_path):
     (tmp_path / "page.md").write_text("# A page without its tables\n")
     with pytest.raises(gen_docs.DocsError, match="commands on 0"):
         gen_docs.refresh(check=True, docs=tmp_path)
+
+
+def _slug(heading: str) -> str:
+    """The anchor MyST (and GitHub) give a heading."""
+    return re.sub(r"\s", "-", re.sub(r"[^\w\s-]", "", heading.strip().lower()))
+
+
+def test_the_readme_is_a_front_door():
+    """At most ~250 lines: the two commands (and make check), and links that land on a page and a heading of
+    docs/."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    for command in ("make demo", "make test", "make check"):
+        assert command in text
+    links = re.findall(r"\]\((docs/[^)#]+)(?:#([^)]+))?\)", text)
+    assert len({path for path, _ in links}) >= 20, links
+    for path, anchor in links:
+        page = ROOT / path
+        assert page.is_file(), path
+        headings = re.findall(r"^#+ (.+)$", page.read_text(), re.M)
+        assert not anchor or anchor in map(_slug, headings), f"{path}#{anchor}"
