@@ -108,7 +108,8 @@ class LmsClient:
                 raise LtiError(f"cannot reach the LMS at {one_line(url)} ({type(exc).__name__}): check the URL and "
                                "the network, then run again (the journal keeps what was posted)") from None
             except (LtiException, ValueError) as exc:
-                raise LtiError(f"the LMS's answer from {one_line(url)} cannot be read ({one_line(exc)[:200]})") from None
+                raise LtiError(f"the LMS's answer from {one_line(url)} cannot be read "
+                               f"({one_line(exc)[:200]})") from None
 
     def _pages(self, scopes, url: str, media: str, rows_of) -> list:
         """Every row of a paged collection, following the Link headers (bounded in pages and rows)."""

@@ -24,9 +24,11 @@ def summary_lines(result, limit: int | None = CUT) -> list[str]:
             f"{len(result.of(RECORDED))} already in the LMS")
     lines = [head]
     if result.settled:
-        lines.append(f"{result.settled} score{_s(result.settled)} sent by the sync that stopped midway {'were' if result.settled != 1 else 'was'} "
+        were = "were" if result.settled != 1 else "was"
+        lines.append(f"{result.settled} score{_s(result.settled)} sent by the sync that stopped midway {were} "
                      "found in the LMS and not sent again")
-    lines += _listed(f"{verb}", posted, lambda d: f"{_who(d)} {_points(d.desired.score)}/{_points(d.desired.maximum)}", limit)
+    lines += _listed(verb, posted, lambda d: f"{_who(d)} {_points(d.desired.score)}/{_points(d.desired.maximum)}",
+                     limit)
     lines += _listed(f"pending review (PendingManual, no score {verb})", pending, _who, limit)
     lines += _listed("changed in the LMS since the last sync, kept (old -> new; --force overwrites)",
                      result.of(CHANGED), lambda d: f"{_who(d)} {' -> '.join(d.change())}", limit)

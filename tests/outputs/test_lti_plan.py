@@ -121,7 +121,8 @@ def test_the_roster_is_matched_by_one_key_and_never_guessed():
     by_email = match_students(totals, members, match="email")
     assert [(t.student, m.user_id) for t, m in by_email.pairs] == [("ada", "1")]
     assert [(t.student, why) for t, why in by_email.ambiguous] == [
-        ("gil", "2 students of the gradebook share the e-mail"), ("hal", "2 students of the gradebook share the e-mail")]
+        ("gil", "2 students of the gradebook share the e-mail"),
+        ("hal", "2 students of the gradebook share the e-mail")]
     assert ("bob", "no e-mail in the gradebook") in [(t.student, w) for t, w in by_email.unmatched]
     assert [(t.student, m.user_id) for t, m in match_students(
         [Total("S1", 1.0, 28.0)], members, match="sis").pairs] == [("S1", "1")]
