@@ -252,6 +252,26 @@ def test_a_deleted_column_is_said_and_two_columns_are_never_guessed_between(plat
         sync_grades(course=lms.course, config=lms.config, gradebook_url=lms.url, out=tmp_path / "out2")
 
 
+def test_a_dry_run_posts_nothing_and_a_second_sync_at_once_is_refused(platform, course, tmp_path):
+    import fcntl
+    import os
+
+    from autograder.lti.journal import journal_path
+    from lti_platform import CLIENT_ID, ISSUER
+    lms = Lms(platform, course, tmp_path, CLASS)
+    dry = lms.sync(dry_run=True)
+    assert [d.kind for d in dry.decisions] == ["post"] * 3 and dry.lineitem == "(a new column)"
+    assert not platform.store.items and not platform.posts() and not list((lms.out / "lti").glob("*.json"))
+    lock = journal_path(lms.out, ASSIGNMENT, ISSUER, CLIENT_ID, platform.url("/api/lti/courses/1/lineitems"))
+    fd = os.open(lock.with_suffix(".lock"), os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)                         # a sync of the same journal, still running
+        assert one_line_error(lms.sync).startswith("another sync of this assignment to this LMS course is running")
+    finally:
+        os.close(fd)
+    assert not platform.posts()
+
+
 def test_check_reads_the_registration_and_prints_the_tool_s_public_key(platform, course, tmp_path):
     lms = Lms(platform, course, tmp_path, CLASS)
     proc = subprocess.run([sys.executable, "-m", "autograder", "lti", "check", "--course", str(course),
