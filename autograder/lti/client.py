@@ -81,6 +81,9 @@ class LmsClient:
         except (KeyError, ValueError):
             raise LtiError(f"the LMS's token endpoint {one_line(self.config.token_url)} answered no access token: "
                            "is token_url the LMS's OAuth2 token URL?") from None
+        except requests.RequestException as exc:
+            raise LtiError(f"cannot reach the LMS's token endpoint {one_line(self.config.token_url)} "
+                           f"({type(exc).__name__}): check token_url and the network, then run again") from None
         if len(self.session.grants) > before:
             grant = self.session.grants[-1]
             self._renew_at[key] = time.monotonic() + max(0.0, grant.expires_in - min(60.0, grant.expires_in / 10))

@@ -61,7 +61,9 @@ def sync_grades(*, course=".", assignment: str | None = None, config=None, match
     lti = read_config(config or settings.root / CONFIG_NAME, match=match)
     db_url = resolve_db_url(gradebook_url, Path.cwd()) if gradebook_url else settings.db_url
     totals = assignment_totals(db_url, settings.course_id, assignment)
-    maximum = totals[0].max_score if totals else 0.0
+    if not totals:
+        raise ValueError(f"the gradebook holds no student for {assignment}: nothing to send to the LMS")
+    maximum = totals[0].max_score
     if maximum <= 0:
         raise ValueError(f"the gradebook's {assignment} is out of {maximum:g} points: an LMS column needs a "
                          "positive maximum (is the assignment graded?)")

@@ -92,3 +92,20 @@ def test_a_key_that_is_no_private_key_is_refused(tmp_path):
     (path.parent / "tool.pem").write_text("-----BEGIN PUBLIC KEY-----\nnot a key\n-----END PUBLIC KEY-----\n")
     assert refused(path).startswith(f"{path.parent / 'tool.pem'} is not a PEM private key")
     assert refused(path.parent / "none.toml").startswith(f"no LTI registration file at {path.parent / 'none.toml'}")
+
+
+def test_an_lms_that_cannot_be_reached_is_said_in_one_line(tmp_path):
+    import socket
+
+    from autograder.lti.client import LmsClient
+    from autograder.lti.session import LtiError
+    with socket.socket() as s:                       # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    config = read_config(write(tmp_path / "mine", token_url=f"{base}/token", lineitems_url=f"{base}/lineitems",
+                               memberships_url=f"{base}/memberships"))
+    with pytest.raises(LtiError) as caught:
+        LmsClient(config, timeout=5).members()
+    assert str(caught.value) == (f"cannot reach the LMS's token endpoint {base}/token (ConnectionError): check "
+                                 "token_url and the network, then run again")
