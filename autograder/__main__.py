@@ -195,6 +195,29 @@ def _export(args) -> int:
     return 0
 
 
+def _lti(args) -> int:
+    from .lifecycle import Stop, stop_on_signals
+    from .lti.report import check_lines, summary_lines
+    from .lti.sync import check_platform, sync_grades
+    from .records import OutputError
+    try:
+        with stop_on_signals():
+            if args.lti_command == "check":
+                lines = check_lines(check_platform(course=args.course, config=args.config))
+            else:
+                lines = summary_lines(sync_grades(course=args.course, assignment=args.assignment, config=args.config,
+                                                  match=args.match, force=args.force, dry_run=args.dry_run,
+                                                  out=args.out, gradebook_url=args.gradebook))
+    except Stop as stop:
+        print(f"stopped by {stop.name}: the sync journal keeps what was posted; run lti sync again to finish",
+              file=sys.stderr)
+        return stop.exit_code
+    except (OutputError, ValueError, RuntimeError) as exc:
+        return _error(exc)
+    print("\n".join(lines))
+    return 0
+
+
 def _doctor(args) -> int:
     from .sandbox.layers import detect
     from .sandbox.status import doctor_lines
@@ -279,6 +302,22 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
     export.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     export.set_defaults(func=_export)
+    lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/notes/lti.md)")
+    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
+    sync = lti_sub.add_parser("sync", help="post the assignment's totals to the LMS (roster by NRPS, scores by AGS)")
+    check_lti = lti_sub.add_parser("check", help="try the LTI registration: tokens, roster, columns (posts nothing)")
+    for command in (sync, check_lti):
+        command.add_argument("--course", default=".")
+        command.add_argument("--config", default=None, metavar="FILE",
+                             help="the LTI registration file, yours, mode 600 (default COURSE/lti.toml)")
+    sync.add_argument("--assignment", default=None, help="the assignment (default: the only one under COURSE/source/)")
+    sync.add_argument("--match", choices=("login", "sis", "email"), default=None,
+                      help="match students by login, sis or email (default: the registration file's match)")
+    sync.add_argument("--force", action="store_true", help="overwrite scores changed in the LMS since the last sync")
+    sync.add_argument("--dry-run", action="store_true", help="say what would be posted, post nothing")
+    sync.add_argument("--out", default=None, help="where the sync journal and report go (default COURSE/grading)")
+    sync.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
+    lti.set_defaults(func=_lti)
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
