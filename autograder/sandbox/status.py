@@ -83,7 +83,7 @@ SANDBOX_LAYERS = {
     "environment": "scrubbed environment",
     "landlock": "landlock",
     "this package hidden": "this package hidden (empty read-only mount over solutions, autograder, course files)",
-    "seccomp": "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces)",
+    "seccomp": "seccomp (no execve, keyrings, System V IPC, Unix sockets, namespaces, file watching)",
     "user namespace": "user namespace (for a grader that is not root)",
     "network namespace": "network namespace",
     "IPC namespace": "IPC namespace",

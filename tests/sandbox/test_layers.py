@@ -56,12 +56,18 @@ SECCOMP_PROBES = {
     "keyring": "_check(libc.syscall(250 if platform.machine() == 'x86_64' else 219, 0, -4, 0))",
     "shared memory": "_check(libc.shmget(0, 4096, 0o1600))",
     "user namespace": "_check(libc.unshare(0x10000000))",
+    "inotify": "_check(libc.inotify_init1(0))",
+    "inotify, the first call": "_check(libc.inotify_init())",
+    "inotify watch on a descriptor made before": "_check(libc.inotify_add_watch(-1, b'/', 0xfff))",
+    "fanotify": "_check(libc.fanotify_init(0, 0))",
+    "dnotify": "fd = os.open('/', os.O_RDONLY)\nfcntl.fcntl(fd, 1026, 0x80000001)",   # F_NOTIFY, DN_MULTISHOT | DN_ACCESS
 }
 SECCOMP_ALLOWED = {
     "inet socket": "socket.socket()",
     "stream socketpair": "socket.socketpair()",
     "thread": "t = threading.Thread(target=print); t.start(); t.join()",
     "fork": "pid = os.fork()\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)",
+    "fcntl": "fcntl.fcntl(0, fcntl.F_GETFL)",
 }
 
 
@@ -80,7 +86,7 @@ def test_seccomp_filter_denies_exactly_what_it_should(name, loaded, monkeypatch)
     if pid == 0:
         result = 3
         try:
-            import ctypes, platform, socket, threading  # noqa: E401, F401
+            import ctypes, fcntl, platform, socket, threading  # noqa: E401, F401
             libc = ctypes.CDLL(None, use_errno=True)
 
             def _check(ret):
