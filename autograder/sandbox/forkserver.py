@@ -51,16 +51,27 @@ def main(argv=None) -> int:
     except OSError:
         pass                                               # the grader went away
     finally:
-        _reap_everything(root)
+        try:
+            _reap_everything(root)
+        except SystemExit:                 # the signal came before the reaper could ignore it: reap again
+            _reap_everything(root)
     return 0
 
 
+_reaping = False
+
+
 def _exit_cleanly(signum, frame):
-    raise SystemExit(0)
+    if not _reaping:
+        raise SystemExit(0)
 
 
 def _reap_everything(root: Path) -> None:
-    """The grader is gone (maybe killed): end every worker's processes, remove their folders."""
+    """The grader is gone (maybe killed): end every worker's processes, remove their folders. A grader that
+    dies sends SIGTERM (its death signal) just as its socket closes: the signal must not cut this short
+    (it left the sandbox folder, emptied or not, in the temporary folder)."""
+    global _reaping
+    _reaping = True
     for workdir in root.iterdir() if root.is_dir() else ():
         cgroups.kill_all(cgroups.find(workdir.name), timeout=2.0)
     shutil.rmtree(root, ignore_errors=True)

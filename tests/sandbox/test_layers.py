@@ -177,6 +177,31 @@ def test_fork_server_reaper_runs_when_it_is_terminated():
         server.close()
 
 
+def test_the_fork_server_removes_its_folder_when_its_grader_dies(tmp_path):
+    """A grader that dies (a grading process ended by its pool, `watch` killed) closes the fork server's socket
+    and sends it SIGTERM (its death signal) at the same moment: a signal during the reaper's clean-up cut it
+    short and left the sandbox folder in the temporary folder (issue 38). Here the socket closes, then SIGTERM
+    comes again and again while the reaper removes a folder slow to remove."""
+    server = ForkServer()
+    try:
+        slow = server.root / "slow"
+        slow.mkdir()
+        for i in range(5_000):
+            (slow / str(i)).touch()
+        server.control.close()
+        time.sleep(0.05)
+        for _ in range(40):
+            if server.proc.poll() is not None:
+                break
+            server.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.01)
+        server.proc.wait(timeout=60)
+        assert not server.root.exists(), "the reaper was cut short"
+    finally:
+        server.proc.kill()
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
