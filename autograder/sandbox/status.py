@@ -88,6 +88,7 @@ SANDBOX_LAYERS = {
     "network namespace": "network namespace",
     "IPC namespace": "IPC namespace",
     "mount namespace": "mount namespace",
+    "own root": "a root of its own (Python, system libraries, its folder: nothing else to stat or watch)",
     "PID namespace": "PID namespace",
     "private /tmp": "private /tmp and /dev/shm (size-capped tmpfs)",
     "python for any uid": "unprivileged uid (Python bound read-only where its folder is private)",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import layers, namespaces, seccomp
+from autograder.sandbox import layers, namespaces, rootfs, seccomp
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.forkclient import ForkServer
 from autograder.sandbox.handle import WorkerHandle
@@ -212,11 +212,12 @@ def _alive(pid: int) -> bool:
 
 @ROOT_ONLY
 def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, tmp_path):
-    """A mount namespace where the tmpfs cannot be mounted: the host folder is used (and owned by
-    the worker's uid when it takes one), and the status says what is missing."""
+    """A mount namespace where neither its own root nor the tmpfs can be mounted: the host folder is used (and
+    owned by the worker's uid when it takes one), and the status says what is missing."""
     def refuse(*args, **kwargs):
         raise OSError(1, "mount /tmp: refused for the test")
     monkeypatch.setattr(namespaces, "private_tmp", refuse)
+    monkeypatch.setattr(rootfs, "own_root", refuse)
     host = tmp_path / "w"
     host.mkdir()
     read, write = os.pipe()
@@ -225,13 +226,14 @@ def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, t
         try:
             status = {}
             workdir, own_uid = layers._isolate_files(status, str(host), Limits(), 1_234_567, True)
-            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}".encode())   # as records show it
+            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}|{status['own root']}".encode())
         finally:
             os._exit(0)
     os.close(write)
     os.waitpid(pid, 0)
-    workdir, own_uid, private = os.read(read, 4096).decode().split("|")
+    workdir, own_uid, private, own_root = os.read(read, 4096).decode().split("|")
     assert workdir == str(host) and private.startswith("missing: ") and "refused for the test" in private
+    assert own_root.startswith("missing: ") and "host's folders stay in view" in own_root
     assert host.stat().st_uid == (1_234_567 if own_uid == "True" else 0)
 
 

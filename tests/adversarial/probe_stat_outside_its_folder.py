@@ -1,0 +1,22 @@
+"""Stats paths it was never given (Landlock checks opening, not stat): the course's gradebook and submissions,
+the machine's accounts and homes. Any answer tells the student what exists, how large and since when.
+
+Stopped by the worker's own root (issue 35, item 9): in its mount namespace only Python, the system libraries
+and its own folder exist.
+"""
+KIND = "probe"
+LAYER = 'mount namespace'   # what must stop it: a row of the README's layer tables
+EXPECT = {'score': 'honest_wrong', 'review': 'any'}
+TARGET = "causal_mask"
+CODE = r"""
+import os
+seen = []
+for path in (COURSE + '/gradebook.db', COURSE + '/submitted', COURSE, '/etc/passwd', '/home', '/var', '/srv',
+             '/usr/bin', '/usr/local/share'):
+    try:
+        os.stat(path)
+        seen.append(path)
+    except OSError:
+        pass
+ESCAPED = bool(seen)
+"""
