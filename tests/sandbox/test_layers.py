@@ -292,3 +292,29 @@ def test_a_worker_starts_as_a_fresh_kernel_despite_the_warm_up(server):
         handle.cleanup()
     assert not reply["ok"] and reply["error"]["type"] == "NameError", reply
     assert names["ok"] and out["stdout"].splitlines()[-1].split() == ["[]", "1", "0"], out
+
+
+def test_doctor_says_what_each_missing_layer_costs():
+    """Every layer a worker can lack has one plain sentence of what its absence costs, printed under it, and
+    the summary names each missing layer; a layer on costs nothing."""
+    from autograder.sandbox import doctor
+    lacking = doctor.report({name: missing("for the test") for name in SANDBOX_LAYERS}, None)
+    for line in lacking:
+        assert bool(line.cost) is (line.layer not in ("session", *doctor.GRADER_SIDE)), line
+    text = doctor.render(lacking)
+    assert text.count("without it: ") == len([line for line in lacking if line.cost])
+    assert text.splitlines()[-1].startswith(f"This deployment lacks {text.count('without it: ')} layers")
+    on = doctor.report({name: LayerStatus(State.AVAILABLE) for name in SANDBOX_LAYERS}, None)
+    assert not any(line.cost for line in on) and doctor.summary(on).startswith("Every layer is on")
+
+
+def test_doctor_believes_the_worker_over_what_the_machine_offers():
+    """What a worker started here got decides: an offered layer it did not get is missing, with its cost."""
+    from autograder.sandbox import doctor
+    offered = {"PID namespace": LayerStatus(State.AVAILABLE), "own root": LayerStatus(State.AVAILABLE),
+               "wall-clock limits": LayerStatus(State.AVAILABLE)}
+    got = {"PID namespace": missing("unshare failed (Operation not permitted)")}
+    lines = {line.layer: line for line in doctor.report(offered, got)}
+    assert str(lines["PID namespace"].status) == "missing: unshare failed (Operation not permitted)"
+    assert lines["own root"].status.state is State.MISSING and lines["own root"].cost
+    assert lines["wall-clock limits"].status.state is State.AVAILABLE and not lines["wall-clock limits"].cost
