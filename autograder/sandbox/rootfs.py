@@ -45,7 +45,11 @@ def own_root(mountpoint: str, visible, size_bytes: int, own_proc: bool = True) -
     except OSError:
         _libc.umount2(mountpoint.encode(), MNT_DETACH)
         raise
-    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    _detach_old_root()
+    try:
+        _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    except OSError:
+        pass                                          # writable, but Landlock refuses writes outside /tmp
     return WORKDIR
 
 
@@ -109,12 +113,16 @@ def _proc(target: str, own: bool) -> None:
 
 
 def _pivot(new: str) -> None:
-    """pivot_root(".", "."): the old root ends up on top of the new one, and is detached from it."""
+    """pivot_root(".", "."): the new root becomes the root, the old one ends up on top of it."""
     os.chdir(new)
     if _libc.syscall(SYS_PIVOT_ROOT, b".", b".") != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"pivot_root: {os.strerror(err)}")
+
+
+def _detach_old_root() -> None:
+    """Past the pivot there is no going back to the host's tree: an old root that cannot be detached would stay
+    in view, so the worker must not start (RuntimeError, not the OSError that keeps the host's tree)."""
     if _libc.umount2(b".", MNT_DETACH) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"detaching the old root: {os.strerror(err)}")
+        raise RuntimeError(f"the old root could not be detached: {os.strerror(ctypes.get_errno())}")
     os.chdir("/")

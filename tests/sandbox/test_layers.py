@@ -318,3 +318,39 @@ def test_doctor_believes_the_worker_over_what_the_machine_offers():
     assert str(lines["PID namespace"].status) == "missing: unshare failed (Operation not permitted)"
     assert lines["own root"].status.state is State.MISSING and lines["own root"].cost
     assert lines["wall-clock limits"].status.state is State.AVAILABLE and not lines["wall-clock limits"].cost
+
+
+@ROOT_ONLY
+def test_an_old_root_that_stays_in_view_stops_the_worker(tmp_path):
+    """Past pivot_root there is no host's tree to go back to: where the old root cannot be detached the worker
+    must not start (RuntimeError), never fall back and run with the whole old root above its own."""
+    class Refusing:
+        def __init__(self, real):
+            self.real = real
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def umount2(self, target, flags):
+            return -1 if target == b"." else self.real.umount2(target, flags)
+    host = tempfile.mkdtemp()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            namespaces.enter()
+            rootfs._libc = Refusing(rootfs._libc)
+            status = {}
+            try:
+                layers._own_root(status, host, Limits(disk_bytes=8 << 20), lambda name: None)
+                outcome = f"started: {status}"
+            except RuntimeError as exc:
+                outcome = f"refused: {exc}"
+            os.write(write, outcome.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    outcome = os.read(read, 4096).decode()
+    os.rmdir(host)
+    assert outcome.startswith("refused: the old root could not be detached"), outcome
