@@ -158,11 +158,11 @@ def _own_root(status: dict, host_workdir: str, limits: Limits, mark) -> str | No
     """The worker's own root (``rootfs``), its working folder on its private tmpfs; None where it cannot be
     built (the status says why)."""
     try:
-        workdir = rootfs.own_root(host_workdir, root_paths(), limits.disk_bytes)
+        workdir, proc = rootfs.own_root(host_workdir, root_paths(), limits.disk_bytes)
     except OSError as exc:
         status["own root"] = missing(f"{exc}; the host's folders stay in view (not readable: Landlock)")
         return None
-    status["own root"] = applied(f"{len(root_paths())} paths bound read-only")
+    status["own root"] = applied(f"{len(root_paths())} paths bound read-only, {proc}")
     status["private /tmp"] = applied(f"{limits.disk_bytes >> 20} MiB tmpfs, also /dev/shm")
     mark("own root")
     return workdir

@@ -31,16 +31,17 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
-def own_root(mountpoint: str, visible, size_bytes: int, own_proc: bool = True) -> str:
+def own_root(mountpoint: str, visible, size_bytes: int, own_proc: bool = True) -> tuple[str, str]:
     """Build the root on ``mountpoint`` (an empty folder of the host, the worker's own), move into it; returns
-    the working folder. ``visible``: the paths to bind read-only (``layers.root_paths``). ``own_proc``:
-    mount a /proc of this PID namespace (else the host's /proc is bound; Landlock keeps it to /proc/self)."""
+    the working folder and which /proc it has. ``visible``: the paths to bind read-only (``layers.root_paths``).
+    ``own_proc``: mount a /proc of this PID namespace (else, or where the kernel refuses it, the host's /proc
+    is bound: its processes can then be stat'ed, though Landlock keeps reading to /proc/self)."""
     if SYS_PIVOT_ROOT is None:
         raise OSError(f"no pivot_root for {platform.machine()} here")
     os.umask(0o022)                                   # its folders open to its own uid, whatever the grader's umask
     _mount("tmpfs", mountpoint, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=0755")
     try:
-        _lay_out(mountpoint, visible, size_bytes, own_proc)
+        proc = _lay_out(mountpoint, visible, size_bytes, own_proc)
         _pivot(mountpoint)
     except OSError:
         _libc.umount2(mountpoint.encode(), MNT_DETACH)
@@ -50,10 +51,10 @@ def own_root(mountpoint: str, visible, size_bytes: int, own_proc: bool = True) -
         _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     except OSError:
         pass                                          # writable, but Landlock refuses writes outside /tmp
-    return WORKDIR
+    return WORKDIR, proc
 
 
-def _lay_out(new: str, visible, size_bytes: int, own_proc: bool) -> None:
+def _lay_out(new: str, visible, size_bytes: int, own_proc: bool) -> str:
     """/tmp first (paths below /tmp, a virtual environment there, are bound inside it), then the rest."""
     tmp = _folder(new, "/tmp")
     _mount("tmpfs", tmp, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={size_bytes},mode=0711")
@@ -65,7 +66,7 @@ def _lay_out(new: str, visible, size_bytes: int, own_proc: bool) -> None:
         if os.path.exists(device):
             _bind(device, new + device, read_only=False)
     _mount(new + "/tmp/shm", _folder(new, "/dev/shm"), None, MS_BIND)
-    _proc(_folder(new, "/proc"), own_proc)
+    return _proc(_folder(new, "/proc"), own_proc)
 
 
 def _folder(new: str, path: str) -> str:
@@ -100,16 +101,18 @@ def _bind(source: str, target: str, read_only: bool) -> None:
         os.close(fd)
 
 
-def _proc(target: str, own: bool) -> None:
+def _proc(target: str, own: bool) -> str:
     """A /proc showing this PID namespace only; where the kernel refuses it (a /proc partly covered on the
-    host, say), the host's, bound with what covers it."""
+    host, as in a container, or no PID namespace of its own), the host's, bound with what covers it. Says which."""
+    why = "not asked"
     if own:
         try:
             _mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            return
-        except OSError:
-            pass
+            return "its own /proc"
+        except OSError as exc:
+            why = exc.strerror or str(exc)
     _mount("/proc", target, None, MS_BIND | MS_REC)
+    return f"the host's /proc (its own: {why})"
 
 
 def _pivot(new: str) -> None:

@@ -354,3 +354,33 @@ def test_an_old_root_that_stays_in_view_stops_the_worker(tmp_path):
     outcome = os.read(read, 4096).decode()
     os.rmdir(host)
     assert outcome.startswith("refused: the old root could not be detached"), outcome
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(not _userns_allowed(), reason="no unprivileged user namespaces on this kernel")
+def test_where_its_own_proc_is_refused_the_worker_says_it_has_the_hosts():
+    """Without a PID namespace of its own (or in a container whose /proc is partly covered) the kernel refuses a
+    fresh /proc: the worker's root then binds the host's, and its status says so (doctor shows it)."""
+    host = tempfile.mkdtemp()
+    os.chown(host, 65534, 65534)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            namespaces._libc.prctl(4, 1, 0, 0, 0)                  # PR_SET_DUMPABLE, as a normal login has it
+            assert str(namespaces.enter_user_namespace()) == "applied"
+            assert namespaces._libc.unshare(namespaces.CLONE_NEWNS) == 0 and str(namespaces._private_propagation()) == "applied"
+            status = {}
+            workdir = layers._own_root(status, host, Limits(disk_bytes=8 << 20), lambda name: None)
+            os.write(write, f"{workdir}|{status['own root']}|{len(open('/proc/self/status').read()) > 0}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    workdir, own_root, readable = os.read(read, 4096).decode().split("|")
+    os.rmdir(host)
+    assert workdir == namespaces.WORKDIR and readable == "True", (workdir, own_root)
+    assert own_root.startswith("applied (") and "the host's /proc (its own: " in own_root, own_root
