@@ -28,7 +28,6 @@ from hub_accounts import Accounts, processes_of, python_paths, traversable
 from hub_grading import LEAKS, as_account, learned, processes_named, snoop_code, without_user_namespaces
 from watch_helpers import exchange_course, of_kind, submit_like_nbgrader
 
-pytestmark = [pytest.mark.slow]
 MACHINES = {"user namespaces": [], "no user namespaces": None}     # None: without_user_namespaces(), at run time
 TAG = secrets.token_hex(3)
 DAEMON, GROUP = f"agd{TAG}", f"agg{TAG}"                            # process names (comm: at most 15 bytes)
