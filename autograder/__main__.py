@@ -219,10 +219,13 @@ def _lti(args) -> int:
 
 
 def _doctor(args) -> int:
+    from .sandbox.doctor import render, report, worker_layers
     from .sandbox.layers import detect
-    from .sandbox.status import doctor_lines
-    from .textreport import doctor_table
-    print(doctor_table(doctor_lines(detect())))
+    try:
+        got, note = worker_layers(), ""
+    except RuntimeError as exc:
+        got, note = None, f"(what this machine offers: {exc})"
+    print(render(report(detect(), got), note))
     return 0
 
 
