@@ -31,7 +31,9 @@ from .duedate import DueDates
 from ..run.dask import SchedulerLost
 from ..run.job import Graded
 from .grading import inbound_job, watch_executor
-from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, fair, owner_key, parse_name, receive
+from . import turns
+from ..intake.files import Budget
+from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, parse_name, receive
 from ..journal.events import Event, Note, Published, Received, Started, Stopped
 from ..journal.events import Graded as GradedEvent
 from ..journal.log import Journal
@@ -113,6 +115,7 @@ class Service:
         self.inflight: dict[str, tuple] = {}         # entry -> (name parts, Ready, started at)
         self.names = _graded_notebooks(settings)     # the notebooks grading takes: what "received" reads
         self.receipts: dict[str, object] = {}        # entry -> its first reading, until it is journaled
+        self.ledger = turns.Ledger()                 # owner -> what the service read for it lately
         self.started = time.time()                   # what arrived before: the backlog, graded uncharged
         self.backlog: dict[str, list[float]] = defaultdict(list)   # student -> backlog checks graded here
         self.config = settings.course.root / "nbgrader_config.py"
@@ -129,20 +132,21 @@ class Service:
             self.warn(one_line(f"error: {self.s.inbound} cannot be opened ({exc.strerror}); trying again"))
             return IDLE_SECONDS
         try:
-            ready = self._look(fd, sorted(os.listdir(fd)))
+            waiting = turns.queues(fd, self._candidates(sorted(os.listdir(fd))))
+            more = False
+            for owner in turns.order(waiting, self.ledger, time.time()):     # a turn each: a flood waits its own
+                more = self._turn(fd, waiting[owner]) or more
         finally:
             os.close(fd)
-        turn = fair(ready, lambda r: owner_key(r[3], r[2].student))
-        for _, name, parts, found in turn:                 # one per owner a pass: a flood waits its turn
-            self._handle(name, parts, found)
         self._collect()
-        if ready:
+        if more:
             return 0.0                       # more may have arrived while these were graded: look again now
         return PENDING_SECONDS if self.pending or self.grader.busy else IDLE_SECONDS
 
-    def _look(self, fd: int, names: list[str]) -> list[tuple]:
-        """The complete submissions among ``names`` not yet done; notes for entries that are none."""
-        now, ready = time.monotonic(), []
+    def _candidates(self, names: list[str]) -> list[tuple]:
+        """(entry, name parts) of ``names`` not yet done, known by their names alone; notes for those that name
+        no submission."""
+        now, out = time.monotonic(), []
         listed = set(names)
         self.pending = {n: v for n, v in self.pending.items() if n in listed}      # a folder taken away
         for name in names:
@@ -152,32 +156,42 @@ class Service:
             parts = parse_name(name)
             if isinstance(parts, str):
                 self._note(name, parts)
-                continue
-            if parts.assignment != self.s.assignment:
+            elif parts.assignment != self.s.assignment:
                 self.ignored.add(name)
-                continue
-            seen = self.pending.get(name)
-            found = examine(fd, name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS, names=self.names)
+            else:
+                out.append((name, parts))
+        return out
+
+    def _turn(self, fd: int, queue: list) -> bool:
+        """One owner's turn: its folders looked into, earliest first, at most ``turns.MAX_LOOKS``, until one is
+        complete, which is read (the bytes charged to the owner) and handled. Whether to look again at once."""
+        now, noted = time.monotonic(), False
+        for entry in queue[:turns.MAX_LOOKS]:
+            seen = self.pending.get(entry.name)
+            found = examine(fd, entry.name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS, names=self.names)
             if isinstance(found, Waiting):
                 if not seen or seen[0] != found.signature:
-                    self.pending[name] = (found.signature, now)
+                    self.pending[entry.name] = (found.signature, now)
                 continue
-            self.pending.pop(name, None)
+            self.pending.pop(entry.name, None)
             if isinstance(found, Problem):
-                self._note(name, found.note)
-            else:
-                found = self._received(name, found)
-                ready.append((found.received, name, parts, found))
-        return ready
+                self._note(entry.name, found.note)
+                noted = True
+                continue
+            self._handle(entry.name, entry.parts, self._received(entry.name, found, entry.owner))
+            return True
+        return noted
 
-    def _received(self, name: str, found):
+    def _received(self, name: str, found, owner: str):
         """``found`` with what was read when it was first received: journaled once, read again never (a
-        restart keeps the first reading, so a later rewrite is not what counts)."""
+        restart keeps the first reading, so a later rewrite is not what counts). The bytes read are the owner's."""
         state = self.journal.state.entries.get(name)
         if state is not None and state.received is not None:
             return replace(found, received=state.received.received, submission=state.received.submission)
         if name not in self.receipts:                  # read once, even while it waits for its turn
-            self.receipts[name] = receive(self.s.inbound, name, found, self.names)
+            budget = Budget()
+            self.receipts[name] = receive(self.s.inbound, name, found, self.names, budget)
+            self.ledger.charge(owner, budget.limit - budget.bytes_left, time.time())
         first = self.receipts[name]
         return replace(found, received=first.received, submission=first.submission)
 
