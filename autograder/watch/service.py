@@ -32,7 +32,6 @@ from ..run.dask import SchedulerLost
 from ..run.job import Graded
 from .grading import inbound_job, watch_executor
 from . import turns
-from ..intake.files import Budget
 from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, parse_name, receive
 from ..journal.events import Event, Note, Published, Received, Started, Stopped
 from ..journal.events import Graded as GradedEvent
@@ -116,6 +115,8 @@ class Service:
         self.names = _graded_notebooks(settings)     # the notebooks grading takes: what "received" reads
         self.receipts: dict[str, object] = {}        # entry -> its first reading, until it is journaled
         self.ledger = turns.Ledger()                 # owner -> what the service read for it lately
+        self.reader = turns.Reader(lambda name, found, budget: receive(settings.inbound, name, found, self.names,
+                                                                       budget))
         self.started = time.time()                   # what arrived before: the backlog, graded uncharged
         self.backlog: dict[str, list[float]] = defaultdict(list)   # student -> backlog checks graded here
         self.config = settings.course.root / "nbgrader_config.py"
@@ -133,15 +134,20 @@ class Service:
             return IDLE_SECONDS
         try:
             waiting = turns.queues(fd, self._candidates(sorted(os.listdir(fd))))
-            more = False
-            for owner in turns.order(waiting, self.ledger, time.time()):     # a turn each: a flood waits its own
-                more = self._turn(fd, waiting[owner]) or more
+            owners = turns.order(waiting, self.ledger, time.time())
+            chosen = {owner: self._choose(fd, waiting[owner]) for owner in owners}     # readings start here
         finally:
             os.close(fd)
+        self.reader.wait([c[0] for c in chosen.values() if c], turns.READ_WAIT)
+        more = any(c is not None and c[0] is None for c in chosen.values())         # a note: look again
+        for owner in owners:                  # a turn each, in order: a flood waits its own
+            if chosen[owner] and chosen[owner][0] and (found := self._received(*chosen[owner][:2], owner)):
+                self._handle(chosen[owner][0], chosen[owner][2], found)
+                more = True
         self._collect()
         if more:
             return 0.0                       # more may have arrived while these were graded: look again now
-        return PENDING_SECONDS if self.pending or self.grader.busy else IDLE_SECONDS
+        return PENDING_SECONDS if self.pending or self.grader.busy or self.reader.active else IDLE_SECONDS
 
     def _candidates(self, names: list[str]) -> list[tuple]:
         """(entry, name parts) of ``names`` not yet done, known by their names alone; notes for those that name
@@ -162,9 +168,10 @@ class Service:
                 out.append((name, parts))
         return out
 
-    def _turn(self, fd: int, queue: list) -> bool:
-        """One owner's turn: its folders looked into, earliest first, at most ``turns.MAX_LOOKS``, until one is
-        complete, which is read (the bytes charged to the owner) and handled. Whether to look again at once."""
+    def _choose(self, fd: int, queue: list) -> tuple | None:
+        """One owner's submission for this pass: its folders looked into, earliest first, at most
+        ``turns.MAX_LOOKS``, until one is complete; its reading started (off the loop). (entry, Ready, name
+        parts); (None,) when only notes were made; None when nothing is ready."""
         now, noted = time.monotonic(), False
         for entry in queue[:turns.MAX_LOOKS]:
             seen = self.pending.get(entry.name)
@@ -178,20 +185,24 @@ class Service:
                 self._note(entry.name, found.note)
                 noted = True
                 continue
-            self._handle(entry.name, entry.parts, self._received(entry.name, found, entry.owner))
-            return True
-        return noted
+            self._received(entry.name, found, entry.owner)          # starts its reading, unless read
+            return entry.name, found, entry.parts
+        return (None,) if noted else None
 
     def _received(self, name: str, found, owner: str):
         """``found`` with what was read when it was first received: journaled once, read again never (a
-        restart keeps the first reading, so a later rewrite is not what counts). The bytes read are the owner's."""
+        restart keeps the first reading, so a later rewrite is not what counts). It is read off the loop
+        (``turns.Reader``; None until it is), and the bytes read are the owner's."""
         state = self.journal.state.entries.get(name)
         if state is not None and state.received is not None:
             return replace(found, received=state.received.received, submission=state.received.submission)
         if name not in self.receipts:                  # read once, even while it waits for its turn
-            budget = Budget()
-            self.receipts[name] = receive(self.s.inbound, name, found, self.names, budget)
-            self.ledger.charge(owner, budget.limit - budget.bytes_left, time.time())
+            got = self.reader.done(name)
+            if got is None:
+                self.reader.start(owner, name, found)  # unless this owner's reading is under way
+                return None
+            self.ledger.charge(owner, got[1], time.time())
+            self.receipts[name] = got[0]
         first = self.receipts[name]
         return replace(found, received=first.received, submission=first.submission)
 

@@ -4,17 +4,20 @@ Reading a submission (its digest, ``inbound.receive``) costs what its graded fil
 63 MiB file are 252 MiB read. Once, every ready folder was read before one per owner was chosen, so a classmate
 waited for all of another account's folders (66-75 s behind 80 of them). Now a pass costs, per owner, a look at
 each folder's own entry (``os.lstat``: its owner and change time, nothing read), a look inside at most
-``MAX_LOOKS`` of its folders, and the reading and grading of at most one submission; owners take their turns in
-the order of what the service has read for them lately (``Ledger``, bytes as read, every hard link counted), the
-least first, then the earliest arrival. A classmate's wait is at most one turn of each other account, whatever
-that account's number of folders or bytes: a turn reads at most one submission's budget (``intake.files.READ_BYTES``).
+``MAX_LOOKS`` of its folders, and the grading of at most one submission; owners take their turns in the order of
+what the service has read for them lately (``Ledger``, bytes as read, every hard link counted), the least first,
+then the earliest arrival. The reading itself is done off the loop (``Reader``), one submission at a time per
+owner, so no turn waits for another account's bytes: a classmate's wait is at most one grading turn of each other
+account, whatever that account's number of folders or bytes.
 """
 from __future__ import annotations
 
 import os
+import threading
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
+from ..intake.files import Budget
 from .inbound import Name, owner_of
 
 MAX_LOOKS = 8              # folders of one owner looked into per pass (the first that is ready is taken)
@@ -65,3 +68,60 @@ class Ledger:
 def order(waiting: dict[str, list[Candidate]], ledger: Ledger, now: float) -> list[str]:
     """The owners in the order of their turns this pass: least read lately first, then earliest arrival."""
     return sorted(waiting, key=lambda owner: (ledger.recent(owner, now), waiting[owner][0].changed, owner))
+
+
+MAX_READING = 4            # submissions read at once, off the service's loop (each of another owner)
+READ_WAIT = 0.25           # seconds a pass waits for the readings it started before it takes its turns
+
+
+class Reader:
+    """Reads submissions (``inbound.receive``) off the service's loop, in threads: at most one at a time per
+    owner and ``MAX_READING`` in all, so a classmate's small submission is read while another account's
+    252 MiB are, and its turn never waits for them. ``done`` gives a finished reading, and the bytes it read."""
+
+    def __init__(self, read):
+        self.read = read                                     # (entry, Ready, Budget) -> Ready
+        self.lock = threading.Condition()
+        self.reading: dict[str, str] = {}                    # owner -> the entry being read for it
+        self.finished: dict[str, tuple] = {}                 # entry -> (Ready, bytes read)
+
+    def busy(self, owner: str) -> bool:
+        with self.lock:
+            return owner in self.reading
+
+    def start(self, owner: str, name: str, found) -> bool:
+        """Begin reading ``name`` for ``owner``; False when the owner's reading, or ``MAX_READING``, is in flight."""
+        with self.lock:
+            if owner in self.reading or len(self.reading) >= MAX_READING:
+                return False
+            self.reading[owner] = name
+        threading.Thread(target=self._run, args=(owner, name, found), daemon=True,
+                         name=f"watch-read-{len(self.reading)}").start()
+        return True
+
+    def _run(self, owner: str, name: str, found) -> None:
+        budget = Budget()
+        try:
+            got = (self.read(name, found, budget), budget.limit - budget.bytes_left)
+        finally:                 # (``inbound.receive`` never raises; were it to, the entry is read again)
+            with self.lock:
+                if "got" in locals():
+                    self.finished[name] = got
+                del self.reading[owner]
+                self.lock.notify_all()
+
+    def wait(self, names: list[str], seconds: float) -> None:
+        """Until none of ``names`` is being read, or ``seconds``: a small submission is read in that time, and
+        a pass never waits longer for another account's bytes."""
+        with self.lock:
+            self.lock.wait_for(lambda: not set(names) & set(self.reading.values()), timeout=seconds)
+
+    def done(self, name: str) -> tuple | None:
+        """(Ready, bytes read) once ``name`` is read; None before."""
+        with self.lock:
+            return self.finished.pop(name, None)
+
+    @property
+    def active(self) -> bool:
+        with self.lock:
+            return bool(self.reading)

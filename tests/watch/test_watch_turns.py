@@ -98,6 +98,7 @@ def test_a_flood_costs_a_classmate_one_turn_whatever_it_is_made_of(kind, tmp_pat
     real_read, real_examine = os.read, service_module.examine
     monkeypatch.setattr(os, "read", lambda fd, n: (data := real_read(fd, n), read.__setitem__(0, read[0] + len(data)))[0])
     monkeypatch.setattr(service_module, "examine", lambda fd, name, **kw: (looked.append(name), real_examine(fd, name, **kw))[1])
+    monkeypatch.setattr(turns, "READ_WAIT", 60.0)          # the first pass waits for its readings: what it did is exact
     service, journal, said = _service(course, tmp_path)
     service.step()
     assert journal.state.entries[mine].published.kind == "feedback"         # the classmate's page, first pass
@@ -111,8 +112,9 @@ def test_a_flood_costs_a_classmate_one_turn_whatever_it_is_made_of(kind, tmp_pat
     assert all(journal.state.entries[n].done for n in flood)
 
 
-def test_hard_links_are_charged_to_the_account_as_read(tmp_path, accounts):
+def test_hard_links_are_charged_to_the_account_as_read(tmp_path, accounts, monkeypatch):
     ann, eve = accounts
+    monkeypatch.setattr(turns, "READ_WAIT", 60.0)
     course = _course(tmp_path)
     inbound = tmp_path / "exchange/attention-course/inbound"
     name = submit_like_nbgrader(course, tmp_path, eve)
@@ -136,3 +138,30 @@ def test_owners_take_turns_least_read_first_then_earliest():
     ledger.charge("mal", 4 * MIB, 10.0)
     assert turns.order(waiting, ledger, 11.0) == ["ann", "bob", "mal", "eve"]
     assert turns.order(waiting, ledger, 200.0) == ["eve", "mal", "ann", "bob"]     # the window has passed
+
+
+def test_a_pass_never_waits_for_another_account_s_reading(tmp_path, accounts, monkeypatch):
+    """Eve's reading is under way (held here until released): the classmate's submission, read meanwhile, is
+    graded and published in that pass; eve's is graded once read, in a later pass."""
+    import threading
+    ann, eve = accounts
+    course = _course(tmp_path)
+    inbound = tmp_path / "exchange/attention-course/inbound"
+    theirs = submit_like_nbgrader(course, tmp_path, eve)
+    _owned(inbound / theirs, accounts[eve])
+    mine = submit_like_nbgrader(course, tmp_path, ann)
+    _owned(inbound / mine, accounts[ann])
+    monkeypatch.setattr(turns, "READ_WAIT", 2.0)
+    service, journal, said = _service(course, tmp_path)
+    release, real = threading.Event(), service.reader.read
+    service.reader.read = lambda name, found, budget: (release.wait(60) if name == theirs else None,
+                                                        real(name, found, budget))[1]
+    service.step()
+    assert service.grader.asked == [ann] and journal.state.entries[mine].published.kind == "feedback"
+    assert service.reader.busy(f"account:{eve}")
+    release.set()
+    for _ in range(200):
+        service.step()
+        if service.grader.asked == [ann, eve]:
+            break
+    assert service.grader.asked == [ann, eve] and journal.state.entries[theirs].published.kind == "feedback"
