@@ -138,7 +138,7 @@ class Service:
             chosen = {owner: self._choose(fd, waiting[owner]) for owner in owners}     # readings start here
         finally:
             os.close(fd)
-        self.reader.wait([c[0] for c in chosen.values() if c], turns.READ_WAIT)
+        self.reader.wait(self.reader.started_now(), turns.READ_WAIT)    # not those of an earlier pass
         more = any(c is not None and c[0] is None for c in chosen.values())         # a note: look again
         for owner in owners:                  # a turn each, in order: a flood waits its own
             if chosen[owner] and chosen[owner][0] and (found := self._received(*chosen[owner][:2], owner)):

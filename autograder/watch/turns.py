@@ -84,6 +84,7 @@ class Reader:
         self.lock = threading.Condition()
         self.reading: dict[str, str] = {}                    # owner -> the entry being read for it
         self.finished: dict[str, tuple] = {}                 # entry -> (Ready, bytes read)
+        self.started: list[str] = []                         # entries whose reading began since ``started_now``
 
     def busy(self, owner: str) -> bool:
         with self.lock:
@@ -95,6 +96,7 @@ class Reader:
             if owner in self.reading or len(self.reading) >= MAX_READING:
                 return False
             self.reading[owner] = name
+            self.started.append(name)
         threading.Thread(target=self._run, args=(owner, name, found), daemon=True,
                          name=f"watch-read-{len(self.reading)}").start()
         return True
@@ -109,6 +111,12 @@ class Reader:
                     self.finished[name] = got
                 del self.reading[owner]
                 self.lock.notify_all()
+
+    def started_now(self) -> list[str]:
+        """The entries whose reading began since the last call (this pass's): a pass waits for those only."""
+        with self.lock:
+            started, self.started = self.started, []
+            return started
 
     def wait(self, names: list[str], seconds: float) -> None:
         """Until none of ``names`` is being read, or ``seconds``: a small submission is read in that time, and
