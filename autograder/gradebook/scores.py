@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
-from ..inert import shown
+from ..inert import shown, visible
 from .latepenalties import LatePenalties, recorded_lateness
 from .messages import Answer, Scores
 from .schema import BY_HAND, Limits, refusal, storable
@@ -202,10 +202,11 @@ def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = 
     """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
     beside the cell; generate_feedback's ``ForStudents`` leaves it out of the student's page); else
     "No response." on an answer cell left as handed out, as nbgrader's SaveAutoGrades writes it. A
-    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
+    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one.
+    A reason may hold a student's text (a file name): formgrader shows it as it is, so it is ``inert.visible``."""
     text = None
     if reasons:
-        text, room = REVIEW_COMMENT + " ".join(reasons), MAX_COMMENT - len(KEPT_AT_TOP)
+        text, room = REVIEW_COMMENT + " ".join(map(visible, reasons)), MAX_COMMENT - len(KEPT_AT_TOP)
         text = storable((text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP)
     for comment in notebook.comments:
         comment.auto_comment = text or ("No response." if comment.name in unanswered else None)

@@ -54,3 +54,16 @@ def test_the_refusal_crosses_the_writer_s_pipe():
 
 def test_text_for_the_gradebook_holds_no_nul_and_no_undecodable_byte():
     assert schema.storable("a\x00b\udcff") == "a\\x00b\\udcff" and schema.storable("plain \u00e9") == "plain \u00e9"
+
+
+def test_a_review_reason_reaches_formgrader_s_comment_inert(tmp_path):
+    """The reason a notebook needs a person is its answer cells' auto comment, which formgrader shows as it is: a
+    student's file name there holds no bidi override, escape sequence or NUL."""
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    reason = "the file \u202eevil\u202c\x1b[8m.ipynb\x00 could not be read"
+    write_class(url, [Scores("ann", FULL, {"ex1_attention": (reason,)}, submitted=LATE)])
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        comments = [c.auto_comment for nb in gb.find_submission("ch04_attention", "ann").notebooks
+                    for c in nb.comments if nb.name == "ex1_attention"]
+    assert comments and all("\\u202eevil\\u202c\\x1b[8m.ipynb\\x00" in c for c in comments)
+    assert not any(ch in c for c in comments for ch in "\u202e\u202c\x1b\x00")
