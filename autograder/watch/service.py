@@ -139,10 +139,10 @@ class Service:
         finally:
             os.close(fd)
         self.reader.wait(self.reader.started_now(), turns.READ_WAIT)    # not those of an earlier pass
-        more = any(c is not None and c[0] is None for c in chosen.values())         # a note: look again
-        for owner in owners:                  # a turn each, in order: a flood waits its own
-            if chosen[owner] and chosen[owner][0] and (found := self._received(*chosen[owner][:2], owner)):
-                self._handle(chosen[owner][0], chosen[owner][2], found)
+        more = any(pick and not pick.entry for pick in chosen.values())             # notes made: look again
+        for owner, pick in chosen.items():       # a turn each, in order: a flood waits its own
+            if pick and pick.entry and (found := self._received(pick.entry.name, pick.found, owner)):
+                self._handle(pick.entry.name, pick.entry.parts, found)
                 more = True
         self._collect()
         if more:
@@ -150,8 +150,7 @@ class Service:
         return PENDING_SECONDS if self.pending or self.grader.busy or self.reader.active else IDLE_SECONDS
 
     def _candidates(self, names: list[str]) -> list[tuple]:
-        """(entry, name parts) of ``names`` not yet done, known by their names alone; notes for those that name
-        no submission."""
+        """(entry, name parts) of ``names`` not yet done, by their names alone; notes for names of no submission."""
         now, out = time.monotonic(), []
         listed = set(names)
         self.pending = {n: v for n, v in self.pending.items() if n in listed}      # a folder taken away
@@ -168,10 +167,9 @@ class Service:
                 out.append((name, parts))
         return out
 
-    def _choose(self, fd: int, queue: list) -> tuple | None:
-        """One owner's submission for this pass: its folders looked into, earliest first, at most
-        ``turns.MAX_LOOKS``, until one is complete; its reading started (off the loop). (entry, Ready, name
-        parts); (None,) when only notes were made; None when nothing is ready."""
+    def _choose(self, fd: int, queue: list) -> turns.Choice | None:
+        """One owner's submission this pass: its folders looked into, earliest first, at most ``turns.MAX_LOOKS``,
+        until one is complete, whose reading starts (off the loop); Choice(None) after notes only; else None."""
         now, noted = time.monotonic(), False
         for entry in queue[:turns.MAX_LOOKS]:
             seen = self.pending.get(entry.name)
@@ -186,13 +184,13 @@ class Service:
                 noted = True
                 continue
             self._received(entry.name, found, entry.owner)          # starts its reading, unless read
-            return entry.name, found, entry.parts
-        return (None,) if noted else None
+            return turns.Choice(entry, found)
+        return turns.Choice(None) if noted else None
 
     def _received(self, name: str, found, owner: str):
-        """``found`` with what was read when it was first received: journaled once, read again never (a
-        restart keeps the first reading, so a later rewrite is not what counts). It is read off the loop
-        (``turns.Reader``; None until it is), and the bytes read are the owner's."""
+        """``found`` with what was read when it was first received: journaled once, read again never (a restart
+        keeps the first reading: a later rewrite is not what counts). Read off the loop (``turns.Reader``; None
+        until it is); the bytes read are the owner's."""
         state = self.journal.state.entries.get(name)
         if state is not None and state.received is not None:
             return replace(found, received=state.received.received, submission=state.received.submission)

@@ -33,6 +33,14 @@ class Candidate:
     changed: float                  # the entry's change time: its place in its owner's queue
 
 
+@dataclass(frozen=True)
+class Choice:
+    """What an owner's turn takes this pass: an entry and what ``inbound.examine`` found (entry None: only
+    notes were made, which are done; the next pass looks further)."""
+    entry: Candidate | None
+    found: object = None
+
+
 def queues(inbound_fd: int, entries: list[tuple[str, Name]]) -> dict[str, list[Candidate]]:
     """owner -> its entries, earliest first; an entry gone since the listing is left out (the next pass sees)."""
     out: dict[str, list[Candidate]] = defaultdict(list)
