@@ -16,11 +16,13 @@ from pathlib import Path
 
 from ..durable import replace_atomically
 from . import resources
+from .owner import NotYours, check_course, problem
 from .resources import CHAPTER, CONFIG
 
 
 class CourseExists(ValueError):
-    """The target already holds a course (or other files) and no --force / --merge was given."""
+    """The target cannot take the course: it already holds one (or other files) and no --force / --merge was
+    given, or another account controls it (``owner.NotYours``)."""
 
 
 @dataclass
@@ -40,6 +42,7 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     them; ``force`` replaces this chapter's files (and, without ``merge``, the config).
     """
     dest = Path(dest).resolve()
+    _refuse_if_not_ours(dest)
     _refuse_if_occupied(dest, force=force, merge=merge, assignment=assignment)
     fresh = not dest.exists() or (dest.is_dir() and not dest.is_symlink() and not any(dest.iterdir()))
     result = InitResult(dest)
@@ -144,6 +147,22 @@ def add_doors(config: Path) -> list[str]:
     replace_file(config, text + ("" if text.endswith("\n") else "\n") + "\n" + doors_block())
     return [f"added to {CONFIG}: `nbgrader autograde {CHAPTER}` and formgrader's Autograde button grade this "
             "chapter through the hardened grader; other assignments keep nbgrader's own execution"]
+
+
+def _refuse_if_not_ours(dest: Path) -> None:
+    """A course folder another account controls (owns, may write to, or may rename away) is refused before
+    anything is written: its owner could replace ``nbgrader_config.py`` before the next command runs it."""
+    try:
+        if os.path.lexists(dest):
+            check_course(dest)
+        else:                                        # the folder init makes: whoever may rename it is above
+            existing = next(p for p in dest.parents if os.path.lexists(p))
+            for above in [existing, *existing.parents]:
+                why = problem(above, "a folder above the course", above=True)
+                if why:
+                    raise NotYours(why)
+    except NotYours as exc:
+        raise CourseExists(f"{exc}; init wrote nothing") from None
 
 
 def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str) -> None:

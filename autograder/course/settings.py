@@ -13,6 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .owner import check_course
 from .resources import packaged_course
 
 CONFIG = "nbgrader_config.py"
@@ -35,8 +36,11 @@ class Course:
 
 
 def load_course(root) -> Course:
-    """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent)."""
+    """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent). Every
+    command reads its course here, so here the course is checked to be the running account's alone
+    (``owner.check_course``: ``owner.NotYours``, one line, for a folder or file another account controls)."""
     root = Path(root).resolve()
+    check_course(root)                               # before its settings are read: NotYours if not the runner's
     settings, notes, unreadable = read_settings(root / CONFIG)
     course_id = settings.get("CourseDirectory", {}).get("course_id")
     if not isinstance(course_id, str) or not course_id:
@@ -46,7 +50,9 @@ def load_course(root) -> Course:
     if db_url is not None and not isinstance(db_url, str):
         notes.append(f"c.CourseDirectory.db_url in {root / CONFIG} is not a string; using the default gradebook")
         db_url = None
-    return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes), tuple(unreadable))
+    db_url = resolve_db_url(db_url, root)
+    check_course(root, db_url)                       # and its gradebook, now that the settings say where it is
+    return Course(root, course_id, db_url, settings, tuple(notes), tuple(unreadable))
 
 
 # Folders the grader reads in nbgrader's layout: it uses these names, whatever the config says.

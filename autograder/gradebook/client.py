@@ -22,7 +22,6 @@ import sys
 
 from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course
-from ..inert import is_text
 from ..records import OutputError, Record
 from .messages import Answer, Scores
 from .runlock import RunLocks
@@ -59,7 +58,7 @@ class GradebookWriter:
     def send(self, record: Record, submitted: str = "") -> None:
         """One student's scores, as soon as the record is written: the writer records them while the rest
         of the class is graded (``finish`` sends the others). A writer that died is reported by ``finish``."""
-        if record.student_id in self.sent or not is_text(record.student_id):
+        if record.student_id in self.sent:
             return
         try:
             self.proc.stdin.write(json.dumps(_scores(record, submitted).to_dict()) + "\n")

@@ -2,7 +2,8 @@
 
 The run sends ``Scores``, one student's, as each record is written (a JSON object a line, or a list of
 them at the end); the writer answers with one ``Answer`` per student: how late the work was and each
-notebook's penalty, as nbgrader's gradebook says, and what a person graded there in formgrader.
+notebook's penalty, as nbgrader's gradebook says, and what a person graded there in formgrader; or why the
+gradebook could not hold that student's rows (``refused``), when only theirs failed.
 """
 from __future__ import annotations
 
@@ -44,10 +45,13 @@ class Answer:
     manual: dict[str, float] | None = None   # grade_id -> a person's score; None: the answer said nothing of it
     comments: tuple[tuple[str, str, str], ...] = ()                  # (notebook, cell, text) a person wrote
     needs_manual_grade: bool = True          # a cell is still to be graded by hand
+    refused: str = ""                        # why this student's rows are not in the gradebook ("" when they are)
 
     def to_dict(self) -> dict:
         out = {"seconds_late": self.seconds_late, "due": self.due, "penalties": dict(self.penalties),
                "submitted": self.submitted}
+        if self.refused:
+            out["refused"] = self.refused
         if self.manual is not None:
             out.update(manual=dict(self.manual), comments=[list(c) for c in self.comments],
                        needs_manual_grade=self.needs_manual_grade)
@@ -59,4 +63,4 @@ class Answer:
         comments = tuple(tuple(map(str, c)) for c in data.get("comments") or () if len(c) == 3)
         return cls(float(data.get("seconds_late") or 0.0), str(data.get("due") or ""),
                    _floats(data.get("penalties")), str(data.get("submitted") or ""), manual, comments,
-                   bool(data.get("needs_manual_grade", True)))
+                   bool(data.get("needs_manual_grade", True)), str(data.get("refused") or ""))

@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
-from ..inert import shown
+from ..inert import shown, visible
 from .latepenalties import LatePenalties, recorded_lateness
 from .messages import Answer, Scores
-from .transactions import short_transaction
+from .schema import BY_HAND, Limits, refusal, storable
+from .transactions import GradebookGone, database_error, is_conflict, is_gone, short_transaction
 
 
 def _source_cells(course: Path, assignment: str) -> list[tuple[str, dict]]:
@@ -71,19 +72,57 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
     Then, per student, how late the work was and what a person set there, read as it is at the end.
     With ``course`` (whose autograded notebooks are this gradebook's), unanswered cells get "No response."."""
     cells = short_transaction(gb, lambda: _grade_cells(gb, assignment), read_only=True)
+    limits = Limits.of(_api())
     students: list[str] = []
+    refused: dict[str, str] = {}
     for batch in _batches(scores):
         unfit = [problem for s in batch for problem in _unfit(s, cells)]
         if unfit:
             raise SystemExit(_unfit_message(assignment, unfit, students))
-        short_transaction(gb, lambda: _write_batch(gb, assignment, batch, late, ours, course), stats=stats)
-        students += [s.student for s in batch]
-    if not students and not getattr(scores, "received", True):
+        refused.update({s.student: why for s in batch if (why := refusal(s, limits))})
+        fit = [s for s in batch if s.student not in refused]
+        refused.update(_write_each(gb, fit, lambda some: _write_batch(gb, assignment, some, late, ours, course), stats))
+        students += [s.student for s in fit if s.student not in refused]
+    if not students and not refused and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
-    answer: dict = {}
+    answer: dict = {s: Answer(refused=why) for s, why in refused.items()}
     for names in _chunks(list(dict.fromkeys(students))):
         short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}), read_only=True)
     return answer
+
+
+def _write_each(gb, batch: list[Scores], write, stats) -> dict[str, str]:
+    """``write(batch)`` as one transaction; if it fails for a reason of its rows (not a database gone, a
+    conflict that outlasted its retries or the run over), each student again alone, so that only the student
+    whose rows fail is left out. student -> why."""
+    if not batch:
+        return {}
+    try:
+        short_transaction(gb, lambda: write(batch), stats=stats)
+        return {}
+    except (Gone, GradebookGone):
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a row raised is that row's: it is isolated below
+        if is_gone(exc) or is_conflict(exc):
+            raise
+        if len(batch) == 1:
+            return {batch[0].student: row_failure(batch[0].student, exc)}
+    refused: dict[str, str] = {}
+    for s in batch:
+        refused.update(_write_each(gb, [s], write, stats))
+    return refused
+
+
+def row_failure(student: str, exc: BaseException) -> str:
+    """One line: the database refused this student's rows, why, and what to do."""
+    cause = database_error(exc)
+    why = " ".join(str(getattr(cause, "orig", None) or cause).split("\n")[0].split())[:200]
+    return f"the gradebook refused the rows of {shown(student)} ({type(cause).__name__}: {why}); {BY_HAND}"
+
+
+def _api():
+    from .nbgrader_api import nbgrader_api
+    return nbgrader_api()
 
 
 def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours, course) -> None:
@@ -163,11 +202,12 @@ def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = 
     """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
     beside the cell; generate_feedback's ``ForStudents`` leaves it out of the student's page); else
     "No response." on an answer cell left as handed out, as nbgrader's SaveAutoGrades writes it. A
-    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
+    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one.
+    A reason may hold a student's text (a file name): formgrader shows it as it is, so it is ``inert.visible``."""
     text = None
     if reasons:
-        text, room = REVIEW_COMMENT + " ".join(reasons), MAX_COMMENT - len(KEPT_AT_TOP)
-        text = (text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP
+        text, room = REVIEW_COMMENT + " ".join(map(visible, reasons)), MAX_COMMENT - len(KEPT_AT_TOP)
+        text = storable((text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP)
     for comment in notebook.comments:
         comment.auto_comment = text or ("No response." if comment.name in unanswered else None)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness, submission_times
 from ..gradebook.messages import Answer
-from ..inert import is_text, shown
+from ..inert import shown
 from ..records import OutputError, Record
 
 
@@ -84,19 +84,16 @@ def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
     """Each student's Lateness (the submission time from timestamp.txt, the rest from the gradebook)
     and the gradebook's whole answer per student."""
     times = submission_times(course, assignment, [r.student_id for r in records])
-    storable = [r for r in records if is_text(r.student_id)]
-    errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
-              "gradebook cannot hold; enter this student's grade by hand" for r in records
-              if not is_text(r.student_id)]
     answer: dict = {}
     error = _attempt("the gradebook", lambda: answer.update(
-        gradebook.finish(storable, {s: t.text() for s, t in times.items() if is_text(s)}, fresh) or {}))
+        gradebook.finish(records, {s: t.text() for s, t in times.items()}, fresh) or {}))
+    refused = {s: a.refused for s, a in answer.items() if a.refused}      # only these students' rows failed
     late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
-    if error:                  # no output may say "no penalty" when the gradebook could not say how late
+    if error or refused:       # no output may say "no penalty" when the gradebook could not say how late
         late = {s: replace(v, unknown="lateness unknown: the gradebook could not be updated, so no late penalty "
                            "was computed; fix the gradebook error and grade again with --resume")
-                for s, v in late.items()}
-    return late, answer, errors + ([error] if error else [])
+                if error or s in refused else v for s, v in late.items()}
+    return late, answer, [f"the gradebook: {why}" for why in refused.values()] + ([error] if error else [])
 
 
 def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str | None]:
