@@ -75,12 +75,13 @@ class WorkerHandle:
         return self._receive(header, self._send(header, deadline, seconds, payload), deadline, seconds, most)
 
     def _send(self, header: dict, deadline: float, seconds: float, payload: bytes = b"") -> int:
-        """Send one request; its id (for ``_receive``)."""
+        """Send one request, whole before ``deadline`` or the worker is ended; its id (for ``_receive``)."""
         rid = secrets.randbits(64)
         try:
             rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
         except rpc.Deadline:
-            raise self._died(f"no answer within {seconds:g} s") from None
+            raise self._died(f"it did not take the grader's request within {seconds:g} s: it stopped "
+                             "reading") from None
         except (rpc.PeerGone, OSError):
             raise self._died("the worker process ended (it exited, crashed or was killed)") from None
         return rid
