@@ -136,3 +136,34 @@ def test_a_worker_that_reads_takes_big_cells_and_arguments(server):
     finally:
         student.close()
     assert got == [float(MIB)] and not student.events
+
+
+@pytest.mark.timeout(60)
+def test_the_fork_server_goes_on_serving_a_grader_that_does_not_read_its_replies(tmp_path, monkeypatch):
+    """The fork server's replies have a deadline too: one its grader does not take is dropped (that grader
+    gave up waiting for it), and the fork server goes on reading requests. It blocked in its send once its
+    grader's queue was full, and the grader's next request then blocked as well."""
+    from autograder.sandbox import forkserver
+    monkeypatch.setattr(forkserver, "SEND_SECONDS", 0.001)
+    grader, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+    def serve():
+        try:
+            forkserver._serve(theirs, tmp_path, None, None)
+        except OSError:                            # the grader hung up (``main`` leaves then, as here)
+            pass
+        finally:
+            theirs.close()
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    grader.settimeout(10)
+    r, w = os.pipe()
+    try:
+        for _ in range(1000):                      # refused requests: each gets a reply nobody reads
+            socket.send_fds(grader, [b'{"op": "nothing"}'], [r, w])
+    finally:
+        grader.close()
+        os.close(r)
+        os.close(w)
+    thread.join(10)
+    assert not thread.is_alive()
