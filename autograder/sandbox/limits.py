@@ -21,9 +21,19 @@ class Limits:
     received_bytes: int = 256 << 20     # results the grader accepts from one submission in all (each
                                         # notebook an equal share: the same checks lose, whatever runs first)
     spawns: int = 4                     # worker restarts allowed after a crash or timeout
+    overrun_seconds: float = 60.0       # a grading still running this long past its time budget is ended by
+                                        # a watchdog and charged (``grading_bound``): its workers first, then
+                                        # its grading process where it has one of its own
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def grading_bound(self, visible: bool = False) -> float:
+        """Seconds in which grading one submission under these limits ends, or the run's watchdog ends it:
+        its workers' time (twice with the visible tests, which run in workers of their own) and the
+        overrun allowed twice (once for the submission's own watchdog, which ends its workers and keeps
+        what was graded, once more for the grading process's)."""
+        return self.total_seconds * (2 if visible else 1) + 2 * self.overrun_seconds
 
 
 class Received:

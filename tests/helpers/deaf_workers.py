@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from autograder.sandbox import rpc
+from autograder.sandbox.limits import Limits
 
 STOPS_READING = {
     # the worker's reads sleep: it takes no more bytes, and still writes its reply
@@ -34,6 +35,8 @@ STOPS_READING = {
                         "        _o.fd = _quiet[0].fileno()\n"),
 }
 BIG_CELL = "# " + "x" * (2 << 20) + "\n"          # 2 MiB: ten times a socket's buffer
+# short enough for tests of seconds: a stopped worker costs 2 s; the submission's watchdog fires 14 s in
+SHORT = Limits(cell_seconds=2, call_seconds=2, total_seconds=10, spawns=2, overrun_seconds=4)
 NOTEBOOK = "ex2_causal_mask.ipynb"
 DEAF = "deaf"                                        # the student whose worker stops reading
 
