@@ -41,3 +41,33 @@ def test_the_submissions_watchdog_ends_its_workers_and_keeps_what_was_graded(tmp
     assert any("ex2_causal_mask.ipynb was still running 2 s past" in e and "watchdog" in e for e in record.integrity)
     assert OTHERS <= {c.grade_id for c in record.checks if c.passed}
     assert not any(c.passed for c in record.checks if c.grade_id.startswith("ex2"))
+
+
+def _jobs(course, students, limits: Limits) -> list:
+    from autograder.course.view import read_course
+    from autograder.run.batch import student_job
+    view = read_course(course, A)
+    return [student_job(view, s, limits=limits.to_dict()) for s in students]
+
+
+# the submission's own watchdog waits (it would end the workers, and the write with them): the pool's acts
+PATIENT = Limits(cell_seconds=2, call_seconds=2, total_seconds=10, spawns=2, overrun_seconds=600)
+DIED = "A grading process died twice on this submission, graded alone the second time"
+OVERRAN = "was still being graded 8 s after it started, past its time budget: the watchdog ended its grading"
+
+
+@pytest.mark.timeout(240)
+def test_the_pools_watchdog_ends_a_stalled_grading_process_charges_it_and_grades_the_class(tmp_path):
+    """The batch's drain (and ``check``'s): the grading process stalled in a write is killed past its job's
+    bound, the job retried alone, stalls and is killed again, and charged; the classmate queued behind it
+    in the same process is graded, uncharged."""
+    course = _deaf_class(tmp_path, ["correct-1"])
+    pool, done = LocalPool(1, planned=True, task=grade_with_blocking_writes, bound=lambda job: 8.0), {}
+    try:
+        drain(pool, _jobs(course, [DEAF, "correct-1"], PATIENT), lambda job, graded: done.update({job.student: graded.record}))
+    finally:
+        pool.close()
+    assert done["correct-1"].total == 28 and not done["correct-1"].needs_review
+    deaf = done[DEAF]
+    assert deaf.needs_review and deaf.total == 0
+    assert DIED in deaf.integrity[0] and OVERRAN in deaf.integrity[0], deaf.integrity
