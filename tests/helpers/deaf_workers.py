@@ -35,8 +35,17 @@ STOPS_READING = {
                         "        _o.fd = _quiet[0].fileno()\n"),
 }
 BIG_CELL = "# " + "x" * (2 << 20) + "\n"          # 2 MiB: ten times a socket's buffer
-# short enough for tests of seconds: a stopped worker costs 2 s; the submission's watchdog fires 14 s in
-SHORT = Limits(cell_seconds=2, call_seconds=2, total_seconds=10, spawns=2, overrun_seconds=4)
+# short enough for tests of seconds: a stopped worker costs 2 s. The watchdogs fire well after a grading
+# that deadlines end (the submission's 30 s in, its grading process's 40 s in): a door test that passes saw
+# no watchdog act (``ended_by_deadline``)
+SHORT = Limits(cell_seconds=2, call_seconds=2, total_seconds=20, spawns=2, overrun_seconds=10)
+WATCHDOG = "watchdog"
+STOPPED = "stopped reading"
+
+
+def ended_by_deadline(integrity) -> bool:
+    """Whether a record says a worker was ended for not reading, and no watchdog had to act."""
+    return any(STOPPED in line for line in integrity) and not any(WATCHDOG in line for line in integrity)
 NOTEBOOK = "ex2_causal_mask.ipynb"
 DEAF = "deaf"                                        # the student whose worker stops reading
 
