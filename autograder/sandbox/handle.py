@@ -111,19 +111,20 @@ class WorkerHandle:
                   echo: bool = False, received: Received | None = None) -> tuple[dict, list]:
         """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. With
         ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call.
-        ``received``: the notebook's budget of result bytes, charged here with what arrives; the worker is
-        told what is left (and refuses a result past it), and a reply longer than that is not read."""
+        ``received``: the notebook's budget of result bytes, charged here with what the results cost once
+        read (``limits.held_bytes``, whatever dtype arrived); the worker is told what is left (and refuses a
+        result past it), a reply longer than that is not read, and results past it are not decoded."""
         encoded, payload = encode_calls(calls)
         if echo:
             encoded = [{**c, "echo": True} for c in encoded]
         received = received or Received(rpc.MAX_PAYLOAD)
         request = {"op": "call_many", "fn": fn, "calls": encoded, "left": received.left, "of": received.total}
         reply, data = self.request(request, seconds, payload, most=received.left)
-        received.charge(len(data))
         if not reply["ok"]:
+            received.charge(len(data))                # no results: what arrived anyway (none, from a worker)
             return reply, []
         try:
-            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1))
+            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1), received)
         except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
             raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
         return reply, (list(zip(outcomes[::2], outcomes[1::2])) if echo else outcomes)

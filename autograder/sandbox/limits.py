@@ -36,10 +36,22 @@ class Limits:
         return self.total_seconds * (2 if visible else 1) + 2 * self.overrun_seconds
 
 
+HELD_ITEMSIZE = 8       # the grader reads every answer as float64 (``grading.student.to_array``)
+
+
+def held_bytes(elements: int) -> int:
+    """What an array of ``elements`` numbers costs the grader once it is read: 8 bytes a number, whatever
+    dtype it arrived in (an int8 or bool result arrives in one byte a number and is held in eight)."""
+    return elements * HELD_ITEMSIZE
+
+
 class Received:
     """The bytes of results the grader still accepts from one notebook's workers (all of them: a restarted
-    worker does not start afresh). Counted in the grading process on each frame's payload as it is read,
-    never on what the worker says it sent; a frame longer than what is left is not read at all."""
+    worker does not start afresh), counted on what the grader holds once it reads them (``held_bytes``), not
+    on what arrived (issue 35, item 7: int8 results within a budget of wire bytes took 8 times that once
+    read as float64, and killed ``nbgrader autograde``). Charged in the grading process from the checked
+    array descriptors of each reply, never from what the worker says it sent; a frame longer than what is
+    left is not read at all, and results held past what is left are not decoded."""
 
     def __init__(self, total: int):
         self.total, self.left = total, total

@@ -104,8 +104,15 @@ def _no_constant(name: str):
 
 
 def unpack_array(desc, payload: bytes) -> np.ndarray:
-    """A fresh ndarray from a descriptor, after checking every field (the sender is untrusted). Every
-    number must be exactly an int (``type(v) is int``: what JSON gives; never a bool)."""
+    """A fresh ndarray from a descriptor, after checking every field (``check_array``)."""
+    dt, shape, offset, elements = check_array(desc, payload)
+    return np.frombuffer(payload, dtype=dt, count=elements, offset=offset).reshape(shape).copy()
+
+
+def check_array(desc, payload: bytes) -> tuple[np.dtype, list, int, int]:
+    """(dtype, shape, offset, elements) of a descriptor, after checking every field (the sender is
+    untrusted); nothing is allocated. Every number must be exactly an int (``type(v) is int``: what JSON
+    gives; never a bool)."""
     if type(desc) is not dict:
         raise ProtocolError("array descriptor is not an object")
     dtype, shape, offset, nbytes = desc.get("dtype"), desc.get("shape"), desc.get("offset"), desc.get("nbytes")
@@ -117,7 +124,7 @@ def unpack_array(desc, payload: bytes) -> np.ndarray:
         raise ProtocolError("bad array offset or size")
     if elements * dt.itemsize != nbytes or offset + nbytes > len(payload):
         raise ProtocolError("array size does not match its shape")
-    return np.frombuffer(payload, dtype=dt, count=elements, offset=offset).reshape(shape).copy()
+    return dt, shape, offset, elements
 
 
 def _check_shape(shape) -> int:
