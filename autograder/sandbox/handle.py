@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import select
 import shutil
 import signal
 import tempfile
@@ -170,7 +169,7 @@ class WorkerHandle:
         """Until the worker has ended (it was SIGKILLed), at most ``seconds``."""
         with self.lock:
             if self.pidfd is not None:
-                select.select([self.pidfd], [], [], seconds)      # a pidfd is readable once its process ended
+                rpc.readable(self.pidfd, seconds)                 # a pidfd is readable once its process ended
 
     def _kill_pid(self, pid: int, sig: int) -> None:
         if self.pidfd is not None:
@@ -217,7 +216,7 @@ def _pidfd(pid: int) -> int | None:
 
 def _exited(pidfd: int) -> bool:
     """A pidfd becomes readable when its process has ended."""
-    return bool(select.select([pidfd], [], [], 0)[0])
+    return rpc.readable(pidfd)
 
 
 def _output_file() -> int:

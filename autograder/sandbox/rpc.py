@@ -206,6 +206,14 @@ def send_all(fd: int, data: bytes, deadline: float | None = None) -> None:
         os.set_blocking(fd, blocking)
 
 
+def readable(fd, seconds: float = 0.0) -> bool:
+    """Whether ``fd`` (a descriptor or a socket) is readable, or its peer hung up, within ``seconds``; with
+    poll, as ``wait_for`` (a pidfd is readable once its process ended)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(max(int(seconds * 1000), 0)))
+
+
 def wait_for(fd: int, event: int, deadline: float | None) -> None:
     """Until ``fd`` is ready for ``event`` (POLLIN, POLLOUT) or its peer hung up; ``Deadline`` past
     ``deadline``, checked before every wait. poll, not select: a descriptor may be numbered past 1023

@@ -167,3 +167,34 @@ def test_the_fork_server_goes_on_serving_a_grader_that_does_not_read_its_replies
         os.close(w)
     thread.join(10)
     assert not thread.is_alive()
+
+
+def _output_reply(rid: int, header: dict) -> bytes:
+    return rpc.encode_frame(rid, {"op": "output", "ok": True, "stdout": "out", "stderr": ""})
+
+
+@pytest.mark.timeout(60)
+def test_a_grader_holding_over_a_thousand_descriptors_talks_to_and_ends_its_workers(tmp_path):
+    """A long-lived grader (formgrader's Jupyter server) may hold descriptors numbered past 1023, where
+    select() refuses them (ValueError): every wait on a worker's socket or pidfd is a poll."""
+    import resource
+    from rpc_peer import handle_answering
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
+    held = [os.open(os.devnull, os.O_RDONLY)]
+    try:
+        while held[-1] < 1100:
+            held.append(os.dup(held[0]))
+        handle, server = handle_answering(tmp_path, _output_reply)
+        try:
+            assert min(handle.sock.fileno(), handle.pidfd) > 1023
+            assert handle.request({"op": "output"}, 5)[0]["stdout"] == "out"
+            handle.kill_now()
+            handle._wait_ended(5)
+        finally:
+            handle.cleanup()
+            server.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
