@@ -111,7 +111,7 @@ class DaskCluster(Executor):
         """Give up every job whose task a worker has run longer than its bound (at most one look a
         ``WATCH_SECONDS``); whether one was."""
         now = time.monotonic()
-        if now - self.looked < WATCH_SECONDS:
+        if now - self.looked < WATCH_SECONDS or all(self.bound(job) is None for job in self.inflight.values()):
             return False
         self.looked, where = now, {}
         try:

@@ -158,7 +158,7 @@ def _side_by_side(notebooks: list[str], grade, limit: float, overrun: float) -> 
         if not _joined(threads, limit):
             stop.set()
             for thread in threads:
-                thread.overran(limit, overrun)
+                thread.overran(overrun)
             if not _joined(threads, time.monotonic() + overrun):
                 raise GradingStalled(f"grading went on {overrun:g} s after the watchdog ended its workers")
         return [thread.result() for thread in threads]
@@ -193,13 +193,14 @@ class _Notebook(threading.Thread):
         for student in list(self.live):
             student.abort()
 
-    def overran(self, limit: float, overrun: float) -> None:
+    def overran(self, overrun: float) -> None:
         """The watchdog's turn: a notebook still grading is noted for review and its worker ended."""
-        if self.is_alive():
-            for student in list(self.live):
-                student.events.append(f"Grading {self.notebook}.ipynb was still running {overrun:g} s past the "
-                                      "submission's time budget: the grader's watchdog ended its worker, and the "
-                                      "checks not yet run were not graded.")
+        if not self.is_alive():
+            return
+        for student in list(self.live):
+            student.events.append(f"Grading {self.notebook}.ipynb was still running {overrun:g} s past the "
+                                  "submission's time budget: the grader's watchdog ended its worker, and the "
+                                  "checks not yet run were not graded.")
         self.abort()
 
 
