@@ -35,7 +35,7 @@ from pathlib import Path
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
-from traitlets import Float, List
+from traitlets import Dict, Float, List
 
 from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
@@ -62,13 +62,15 @@ class SandboxedExecute(NbGraderPreprocessor):
     display_data_priority = _priority()
     keep_server = Float(KEEP_SERVER, config=True, help="Seconds the sandbox's fork server (about 73 MB with its "
                         "ready workers) outlives an autograde in a long-lived process such as formgrader's")
+    limits = Dict(config=True, help="The sandbox's limits for this door, by name (autograder.sandbox.limits.Limits: "
+                  "cell_seconds, call_seconds, total_seconds, overrun_seconds, ...); the defaults where not given")
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         course = course_root(self)
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
-        record = graded_submission(course, info["assignment"], info["student"], self.keep_server)
+        record = graded_submission(course, info["assignment"], info["student"], self.keep_server, self.limits)
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
@@ -178,22 +180,37 @@ def course_root(step) -> Path:
     return Path.cwd().resolve()
 
 
-def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER):
+def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER,
+                      limits: dict | None = None):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
     as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
     never on names, sizes or times a student controls. The sandbox's fork server ends ``keep_server``
-    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class)."""
+    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class).
+    ``limits``: ``c.SandboxedExecute.limits``."""
     from ..course.view import read_course
     view = read_course(course, assignment)
+    job = student_job(view, student, limits=_limits(limits))
     now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
         done = []
         with SERVER.held(idle=keep_server) as server:
-            drain(InProcess(server), [student_job(view, student)], lambda job, graded: done.append(graded.record))
+            drain(InProcess(server), [job], lambda job, graded: done.append(graded.record))
         _GRADED.clear()
         _GRADED.update(key=(*now[:3], done[0].submission), record=done[0])
     return _GRADED["record"]
+
+
+def _limits(given: dict | None) -> dict | None:
+    """``c.SandboxedExecute.limits`` checked: every name one of ``Limits``'s."""
+    from dataclasses import fields
+
+    from ..sandbox.limits import Limits
+    unknown = sorted(set(given or {}) - {f.name for f in fields(Limits)})
+    if unknown:
+        raise ValueError(f"c.SandboxedExecute.limits names {', '.join(map(repr, unknown))}, which is not a sandbox "
+                         f"limit; use the names of autograder.sandbox.limits.Limits")
+    return dict(given) if given else None
 
 
 def fill_grade_cells(nb, record, notebook: str) -> None:

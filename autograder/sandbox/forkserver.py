@@ -29,6 +29,8 @@ from .status import texts
 from .namespaces import PidNamespaces
 from .limits import Limits
 
+SEND_SECONDS = 10.0          # a reply the grader does not take in this time is dropped
+
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -48,7 +50,7 @@ def main(argv=None) -> int:
         warm_shell(shell)                                    # last: it freezes what the workers inherit
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
         orphans.become_subreaper()                           # what a worker leaves behind comes here, and ends
-        control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+        _send(control, {"ready": True, "pid": os.getpid()})
         _serve(control, root, shell, PidNamespaces())
     except OSError:
         pass                                               # the grader went away
@@ -105,7 +107,21 @@ def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
             for fd in fds:
                 os.close(fd)
         reply["token"] = request.get("token") if isinstance(request, dict) else None
-        control.send(json.dumps(reply).encode())
+        _send(control, reply)
+
+
+def _send(control, message: dict) -> None:
+    """One message to the grader, sent within ``SEND_SECONDS`` or dropped: a grader that reads nothing for
+    that long gave up waiting for it (its spawn's deadline passed; a worker it names leaves when it reads
+    the hang-up of the socket the grader closed). The wait for the next request has no deadline: the
+    fork server lives as long as its grader, and ends when the grader hangs up or dies."""
+    control.settimeout(SEND_SECONDS)
+    try:
+        control.send(json.dumps(message).encode())
+    except (TimeoutError, BlockingIOError):
+        pass
+    finally:
+        control.settimeout(None)
 
 
 def _spawn(control, fds: list[int], request: dict, root: Path, shell, pid_namespaces: PidNamespaces) -> int:

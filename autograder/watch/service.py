@@ -4,7 +4,9 @@ One loop in the main thread: list inbound, look at each entry not yet done (``in
 handle the complete ones in the order they arrived, then sleep until inotify (or the poll) says
 inbound changed, or sooner while a submission is still being written or graded. A stop signal
 (SIGINT, SIGTERM, SIGHUP) ends it between two steps of the journal; the fork server and its
-workers end with it, and the locks are released.
+workers end with it, and the locks are released. No submission can stall the loop: every exchange with a
+worker has a deadline, and a grading past its bound is ended by the executor's watchdog (``run.executors``:
+the submission charged, its page published) while the loop waits for it.
 """
 from __future__ import annotations
 
