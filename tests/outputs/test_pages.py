@@ -291,3 +291,17 @@ def test_a_persons_scores_count_everywhere_and_a_review_is_done_only_when_they_g
 def test_one_submission_and_one_point_are_said_in_the_singular():
     from autograder.textreport import summary_table
     assert summary_table([_mask_after_softmax()]).splitlines()[-1].startswith("1 submission graded: 0 full marks")
+
+
+def test_only_the_flagged_notebooks_page_says_it_awaits_review():
+    """One notebook flagged (ex3_memory missing) put "This notebook awaits review" on every notebook's page,
+    after the deadline (nbgrader's pages) and before it (watch's), though a person had nothing to look at there."""
+    from autograder.outputs.nbfeedback import notebook_html
+    from autograder.watch.pages import feedback_page
+    record = Record("ann", [_check("ex2_mask", "values", 2, True), _check("ex3_memory", "exact", 1, False)],
+                    needs_review=True, integrity=[DAMAGE], flags={"": [], "ex3_memory": [DAMAGE]})
+    for notebook, waits in (("ex2_causal_mask", False), ("ex3_memory", True)):
+        pages = [notebook_html(record, notebook, None),
+                 *(feedback_page(record, notebook, show, 0.0) for show in ("full", "diagnosis"))]
+        assert all(("awaits review" in page) == waits for page in pages), notebook
+    assert "awaits review" in feedback_html(record)             # the whole submission's page: one notebook waits
