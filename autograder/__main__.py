@@ -52,6 +52,11 @@ def _grade(args) -> int:
         print(f"{n} submission{'s' if n != 1 else ''} changed since graded (resubmitted: new notebooks or "
               f"timestamp.txt); regraded: {', '.join(map(shown, result.changed[:10]))}"
               + (f" and {n - 10} more" if n > 10 else ""))
+    if result.restored:
+        n = len(result.restored)
+        print(f"{n} submission{'s' if n != 1 else ''} had lost {'their' if n != 1 else 'its'} autograded notebooks "
+              "(a failed nbgrader autograde or Autograde button removes them); regraded to put them back: "
+              f"{', '.join(map(shown, result.restored[:10]))}" + (f" and {n - 10} more" if n > 10 else ""))
     from .textreport import outputs_lines, summary_table
     print(summary_table(result.records, result.late))
     kept = f"; {len(result.kept)} other students from their records" if result.kept else ""

@@ -66,8 +66,7 @@ def load_assigner(course: Course):
         raise RuntimeError(f"{', '.join('c.' + n for n in unread)} in {course.root}/nbgrader_config.py is not a "
                            "plain value, so the grader cannot apply the course's late penalty as nbgrader "
                            "would; name the plugin as a string, e.g. 'late.SubMarks'")
-    if str(course.root) not in sys.path:
-        sys.path.insert(0, str(course.root))       # nbgrader runs in the course folder and finds late.py there
+    plugins_from(course.root)
     try:
         assigner = AssignLatePenalties(config=Config(course.settings))
         assigner.init_plugin()
@@ -78,6 +77,14 @@ def load_assigner(course: Course):
                            f"{_why(name, exc)}; fix the setting (module.Class, the module in the course "
                            "folder) and grade again") from exc
     return assigner
+
+
+def plugins_from(root: Path) -> None:
+    """The course folder first on ``sys.path``, where ``nbgrader autograde`` run in the course finds the plugin
+    module (``late.py``): nbgrader puts only its working folder there, and formgrader runs in the instructor's
+    home on a Hub, so its Autograde button could not import ``late`` and failed for every student."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
 
 
 def _why(name, exc: Exception) -> str:

@@ -38,6 +38,7 @@ from nbgrader.utils import is_grade
 from traitlets import Float, List
 
 from ..course.notebooks import handout, strip_hidden_tests
+from ..gradebook.latepenalties import plugins_from
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert,
                                   no_grade_controls, review_notes)
@@ -62,6 +63,12 @@ class SandboxedExecute(NbGraderPreprocessor):
     display_data_priority = _priority()
     keep_server = Float(KEEP_SERVER, config=True, help="Seconds the sandbox's fork server (about 73 MB with its "
                         "ready workers) outlives an autograde in a long-lived process such as formgrader's")
+
+    def __init__(self, **kwargs):
+        """Made before the steps after it (nbgrader makes them in order), so AssignLatePenalties finds the
+        course's plugin module wherever the door runs (formgrader in the instructor's home, say)."""
+        super().__init__(**kwargs)
+        plugins_from(course_root(self))
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
