@@ -30,12 +30,14 @@ class LatePenalties:
     def assign(self, gb, assignment: str, student: str) -> dict:
         """Set each notebook's ``late_submission_penalty`` as nbgrader does; return what was set."""
         submission = gb.find_submission(assignment, student)
-        late = submission.total_seconds_late
         for notebook in submission.notebooks:
-            notebook.late_submission_penalty = None
-            if late > 0:
-                notebook.late_submission_penalty = self._penalty(student, notebook, late)
+            self.assign_notebook(submission, notebook, student)
         return recorded_lateness(submission)
+
+    def assign_notebook(self, submission, notebook, student: str) -> None:
+        """One notebook's penalty, as nbgrader's AssignLatePenalties sets it after autograding it."""
+        late = submission.total_seconds_late
+        notebook.late_submission_penalty = self._penalty(student, notebook, late) if late > 0 else None
 
     def _penalty(self, student: str, notebook, late: float) -> float | None:
         assigner = self._load()

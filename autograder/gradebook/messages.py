@@ -44,10 +44,12 @@ class Answer:
     manual: dict[str, float] | None = None   # grade_id -> a person's score; None: the answer said nothing of it
     comments: tuple[tuple[str, str, str], ...] = ()                  # (notebook, cell, text) a person wrote
     needs_manual_grade: bool = True          # a cell is still to be graded by hand
+    differed: dict[str, float] = field(default_factory=dict)        # grade_id -> the automatic score the
+    # gradebook held before the run wrote the record's (a record this run did not grade): they disagreed
 
     def to_dict(self) -> dict:
         out = {"seconds_late": self.seconds_late, "due": self.due, "penalties": dict(self.penalties),
-               "submitted": self.submitted}
+               "submitted": self.submitted, "differed": dict(self.differed)}
         if self.manual is not None:
             out.update(manual=dict(self.manual), comments=[list(c) for c in self.comments],
                        needs_manual_grade=self.needs_manual_grade)
@@ -59,4 +61,4 @@ class Answer:
         comments = tuple(tuple(map(str, c)) for c in data.get("comments") or () if len(c) == 3)
         return cls(float(data.get("seconds_late") or 0.0), str(data.get("due") or ""),
                    _floats(data.get("penalties")), str(data.get("submitted") or ""), manual, comments,
-                   bool(data.get("needs_manual_grade", True)))
+                   bool(data.get("needs_manual_grade", True)), _floats(data.get("differed")))

@@ -72,32 +72,41 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
     With ``course`` (whose autograded notebooks are this gradebook's), unanswered cells get "No response."."""
     cells = short_transaction(gb, lambda: _grade_cells(gb, assignment), read_only=True)
     students: list[str] = []
+    differed: dict[str, dict[str, float]] = {}
     for batch in _batches(scores):
         unfit = [problem for s in batch for problem in _unfit(s, cells)]
         if unfit:
             raise SystemExit(_unfit_message(assignment, unfit, students))
-        short_transaction(gb, lambda: _write_batch(gb, assignment, batch, late, ours, course), stats=stats)
+        short_transaction(gb, lambda: differed.update(_write_batch(gb, assignment, batch, late, ours, course)),
+                          stats=stats)
         students += [s.student for s in batch]
     if not students and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
     answer: dict = {}
     for names in _chunks(list(dict.fromkeys(students))):
-        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}), read_only=True)
+        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s, differed.get(s))
+                                                     for s in names}), read_only=True)
     return answer
 
 
-def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours, course) -> None:
+def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours,
+                 course) -> dict[str, dict[str, float]]:
+    """The batch's rows; per student whose record this run did not grade, the cells whose automatic score
+    in the gradebook was not the record's (what it was)."""
+    differed = {}
     for s in batch:
-        _write_score(gb, assignment, s, course)
+        if found := _write_score(gb, assignment, s, course):
+            differed[s.student] = found
         late.assign(gb, assignment, s.student)
     gb.db.flush()
     if not ours():
         raise Gone("before the scores were written")
+    return differed
 
 
-def _answer(gb, assignment: str, student: str) -> Answer:
+def _answer(gb, assignment: str, student: str, differed: dict[str, float] | None = None) -> Answer:
     submission = gb.find_submission(assignment, student)
-    return Answer.from_dict({**recorded_lateness(submission), **manual_work(submission)})
+    return Answer.from_dict({**recorded_lateness(submission), **manual_work(submission), "differed": differed or {}})
 
 
 def _batches(scores):
@@ -127,7 +136,7 @@ def _unfit(s: Scores, cells: dict[str, float]) -> list[str]:
                for g, v in s.earned.items() if g in cells and v > cells[g]])
 
 
-def _auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
+def auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
     """The grader's score of one cell, and whether a person must grade it. A person's work is kept:
     a cell with a manual score is never flagged again, and a flag is set only on a cell this run
     graded (``fresh``) or never graded before, so a flag a person cleared stays cleared."""
@@ -193,14 +202,20 @@ def _cells(nb: dict) -> list:
     return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
 
 
-def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> None:
+def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> dict[str, float]:
+    """One student's rows; returns, for a record this run did not grade (``--resume``), each cell whose
+    automatic score in the gradebook was another (a door that graded otherwise, an edit): what it was."""
     submission = _submission(gb, assignment, s.student, s.submitted or None)
+    differed = {}
     for notebook in submission.notebooks:
         reasons = list(s.flags.get(notebook.name, ())) or None
         for grade in notebook.grades:
-            _auto_grade(grade, float(s.earned.get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
-                        fresh=s.fresh)
+            score = float(s.earned.get(grade.name, 0))
+            if not s.fresh and grade.auto_score is not None and abs(float(grade.auto_score) - score) > 1e-6:
+                differed[grade.name] = float(grade.auto_score)
+            auto_grade(grade, score, bool(reasons) and grade.max_score > 0, fresh=s.fresh)
         review_comment(notebook, reasons, no_response(course, assignment, s.student, notebook.name))
+    return differed
 
 
 class Gone(Exception):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..course.settings import Course
@@ -19,6 +19,7 @@ class Written:
     records: list[Record]
     late: dict[str, Lateness]
     errors: list[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def write_outputs(out: Path, records: list[Record], *, settings: Course, assignment: str,
@@ -51,7 +52,23 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     from ..journal.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
-    return Written(records, late, errors)
+    return Written(records, late, errors, disagreements(records, answer))
+
+
+def disagreements(records: list[Record], answer: dict[str, Answer]) -> list[str]:
+    """One line per student whose gradebook held other automatic scores than the record it was not regraded
+    from (``grade --resume``): the record's were written back, and the instructor is told which and why."""
+    notes = []
+    for r in records:
+        differed = answer[r.student_id].differed if r.student_id in answer else {}
+        if differed:
+            cells = ", ".join(f"{g} {old:g} (the record: {r.auto_cells[g].earned:g})" if g in r.auto_cells
+                              else f"{g} {old:g}" for g, old in sorted(differed.items()))
+            notes.append(f"the gradebook held other automatic scores for {shown(r.student_id)} than its record: {cells}; "
+                         "another grading of the same submission wrote them (nbgrader's own autograde, the Autograde "
+                         "button), so the record's scores were written back and grades.csv, the pages and nbgrader "
+                         "export agree again")
+    return notes
 
 
 def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str]:

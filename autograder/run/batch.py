@@ -170,6 +170,7 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
                                         gradebook=gradebook, fresh=set(todo))
                 result.records, result.late = written.records, written.late
                 result.errors += written.errors
+                result.notes += written.notes
                 result.notes += manual_work_on_resubmissions(result.records, set(result.changed))
         except BaseException:
             if executor is not None:

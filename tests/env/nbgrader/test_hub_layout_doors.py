@@ -62,9 +62,9 @@ def _autograded(course, student) -> list[str]:
 
 @pytest.fixture(scope="module")
 def buttons(hub, tmp_path_factory):
-    """Formgrader's Autograde button, in the instructor's home, on the late submission."""
+    """Formgrader's Autograde button, in the instructor's home, on the late and the renamed submission."""
     with formgrader(hub["course"], tmp_path_factory.mktemp("formgrader"), home=hub["home"]) as server:
-        pressed = {s: server.api(f"submission/{A}/{s}/autograde", "POST") for s in (LATE,)}
+        pressed = {s: server.api(f"submission/{A}/{s}/autograde", "POST") for s in (LATE, RENAMED)}
     return {"pressed": pressed, "export": export_gradebook(hub["course"])}
 
 
@@ -77,18 +77,41 @@ def test_the_autograde_button_in_the_instructors_home_loads_the_courses_late_plu
     assert len(_autograded(hub["course"], LATE)) == 4
 
 
+def test_every_door_grades_a_renamed_notebook_as_the_notebook_it_stands_for(hub, buttons):
+    renamed = buttons["pressed"][RENAMED]
+    assert renamed["success"] is True, renamed.get("error", "")[-2000:]
+    row = hub["rows"][RENAMED]
+    assert 0 < float(row["ex1_attention"]) and float(row["total"]) < 28
+    assert buttons["export"][RENAMED] == float(row["total"])        # the gradebook said 10 where grades.csv said 18
+    assert "ex1_attention.ipynb" in _autograded(hub["course"], RENAMED)       # formgrader can open it
+
+
 def test_a_failed_door_loses_nothing_that_resume_does_not_put_back(hub, buttons, monkeypatch):
     """`nbgrader autograde` run from the home, with a plugin name mistyped on its command line, fails for the
-    student and removes the autograded notebooks `grade` wrote; `grade --resume` puts them back and says so."""
+    student and removes the autograded notebooks `grade` wrote; `grade --resume` puts them back and says so.
+    Then a gradebook whose automatic scores are not the record's (as the button left a renamed notebook's):
+    `grade --resume` says so and writes the record's back."""
     course = hub["course"]
     monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(hub["home"] / ".jupyter"))      # the home names the course
     failed = nbgrader(["autograde", A, "--force", f"--student={BROKEN}", "--AssignLatePenalties.plugin_class=late.Typo"],
                       hub["home"], timeout=600)
     assert failed.returncode != 0 and _autograded(course, BROKEN) == []        # nbgrader removed the folder
+    _zero_cell(course, EDITED, "ex2_causal")
     resumed = _grade(course, "--resume")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert len(_autograded(course, BROKEN)) == 4
     assert re.search(r"1 submission had lost its autograded notebooks .*regraded to put them back: '?broken-cy",
                      resumed.stdout), resumed.stdout
+    said = [line for line in resumed.stderr.splitlines() if "other automatic scores" in line]
+    assert len(said) == 1 and EDITED in said[0] and "ex2_causal 0" in said[0], resumed.stderr
     assert export_gradebook(course) == {s: float(r["total"]) for s, r in _rows(course).items()}
 
+
+def _zero_cell(course, student, grade_id) -> None:
+    from autograder.gradebook.nbgrader_api import nbgrader_api
+    with nbgrader_api().Gradebook(f"sqlite:///{course / 'gradebook.db'}", "attention-course") as gb:
+        for notebook in gb.find_submission(A, student).notebooks:
+            for grade in notebook.grades:
+                if grade.name == grade_id:
+                    grade.auto_score = 0.0
+        gb.db.commit()
