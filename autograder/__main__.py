@@ -112,6 +112,22 @@ def _release(args) -> int:
         print(f"wrote {generate_release(Path(args.course), assignment=args.assignment)}")
     except (ValueError, RuntimeError) as exc:
         return _error(exc)
+    return _release_points(Path(args.course), choose_assignment(Path(args.course), args.assignment))
+
+
+def _release_points(course, assignment: str) -> int:
+    """The course's gradebook holds the release's points (re-weighting after release: ``gradebook.points``)."""
+    from .course.view import course_settings
+    from .gradebook.points import record_points
+    settings = course_settings(course)
+    try:
+        lines = record_points(settings.db_url, settings.root, assignment, settings.course_id)
+    except Exception as exc:  # noqa: BLE001 - the release is written; the gradebook's failure is one line
+        said = one_line((str(exc).strip().splitlines() or [""])[0])[:300]
+        return _error(f"release/ is written, but the gradebook could not be given the new points ({type(exc).__name__}: "
+                      f"{said}); when it can be reached, grade --resume records them")
+    for line in lines:
+        print(line)
     return 0
 
 

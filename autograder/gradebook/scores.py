@@ -227,10 +227,9 @@ def _unfit_message(assignment: str, unfit: list[str], written: list[str]) -> str
     what = (f"the scores of the {len(written)} students before them were written, the others not" if written
             else "nothing was written to it")
     return (f"the gradebook does not hold {assignment} as the rubric grades it ({'; '.join(unfit[:3])}{more}), "
-            f"so {what}. Its grade cells come from `nbgrader generate_assignment "
-            f"{assignment} --force`, which nbgrader refuses while submissions are recorded (an earlier "
-            "autograde that found no notebooks leaves empty ones): remove them or start a new gradebook, run "
-            "generate_assignment --force, then `grade --resume`. grades.csv and the feedback are written.")
+            f"so {what}. Its grade cells come from the source notebooks' points: run `python -m autograder "
+            f"release --course COURSE` (or `nbgrader generate_assignment {assignment} --force`), which records "
+            "them and keeps every score, comment and due date, then `grade --resume`.")
 
 
 def _submission(gb, assignment: str, student: str, submitted: str | None):
@@ -248,11 +247,14 @@ def _submission(gb, assignment: str, student: str, submitted: str | None):
 
 
 def _record_structure(gb, course: Path, assignment: str) -> None:
-    """Idempotent: completes a structure a killed run left half done."""
+    """Idempotent: completes a structure a killed run left half done, and brings the grade cells to the
+    points ``grade`` grades with (a cell re-weighted in source/ since ``generate_assignment``)."""
     from nbgrader.api import MissingEntry
+
+    from .points import reweighted
     try:
         started = bool(gb.find_assignment(assignment).submissions)
     except MissingEntry:
         started = False
-    if not started:
+    if not started or reweighted(gb, course, assignment):
         record_assignment(gb, course, assignment)

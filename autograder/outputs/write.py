@@ -39,6 +39,8 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     records = sorted(records, key=lambda r: r.student_id)
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, answer, errors = _lateness(gradebook, records, settings.root, assignment, fresh)
+    if errors and errors[-1].startswith(GRADEBOOK) and (out / "grades.csv").exists():
+        return Written(records, late, [*errors, KEPT])
     records = [with_manual_work(r, answer.get(r.student_id)) for r in records]
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery, secrets = [], _secrets(settings.root, assignment, records)
@@ -71,6 +73,12 @@ def disagreements(records: list[Record], answer: dict[str, Answer]) -> list[str]
     return notes
 
 
+GRADEBOOK = "the gradebook: "
+KEPT = ("grades.csv, the feedback pages, results.json and the report of the earlier run are kept, not rewritten: they "
+        "show what a person set in the gradebook (manual scores, comments, late penalties), which this run could not "
+        "read, and would lose it; fix the gradebook, then run grade --resume")
+
+
 def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str]:
     """One line per student in ``resubmitted`` (whose submission changed since it was graded) with cells
     a person scored: that score is kept and still counts on the new work (a person's work is never
@@ -99,14 +107,14 @@ def with_manual_work(record: Record, answer: Answer | None) -> Record:
 def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
               fresh=None) -> tuple[dict, dict, list[str]]:
     """Each student's Lateness (the submission time from timestamp.txt, the rest from the gradebook)
-    and the gradebook's whole answer per student."""
+    and the gradebook's whole answer per student; the gradebook's failure is the last error."""
     times = submission_times(course, assignment, [r.student_id for r in records])
     storable = [r for r in records if is_text(r.student_id)]
     errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
               "gradebook cannot hold; enter this student's grade by hand" for r in records
               if not is_text(r.student_id)]
     answer: dict = {}
-    error = _attempt("the gradebook", lambda: answer.update(
+    error = _attempt(GRADEBOOK[:-2], lambda: answer.update(
         gradebook.finish(storable, {s: t.text() for s, t in times.items() if is_text(s)}, fresh) or {}))
     late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
     if error:                  # no output may say "no penalty" when the gradebook could not say how late

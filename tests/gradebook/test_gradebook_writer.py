@@ -178,3 +178,32 @@ def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monk
     assert not result.errors
     assert sorted(events[:3]) == [("send", s, True) for s in ("correct-1", "mask-missing", "no-scaling")]
     assert events[3:] == [("finish", [])]                 # nothing was left to send at the end
+
+
+def test_the_writer_gives_the_gradebook_the_points_grade_grades_with(tmp_path):
+    """A cell re-weighted in source/ after generate_assignment: the writer of the next run records the source's
+    points (as generate_assignment --force would), keeping every score a person gave; before, the grade cell
+    kept its old maximum and the run's scores above it were refused."""
+    from autograder.gradebook.scores import _record_structure
+    from batch_helpers import make_class
+    course = make_class(tmp_path, [])
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        _record_structure(gb, course, "ch04_attention")
+        gb.update_or_create_student("ada")
+        gb.add_submission("ch04_attention", "ada")
+        grade = gb.find_grade("ex2_causal", "ex2_causal_mask", "ch04_attention", "ada")
+        grade.manual_score = 5.0
+        gb.db.commit()
+    path = course / "source/ch04_attention/ex2_causal_mask.ipynb"
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "ex2_causal":
+            cell["metadata"]["nbgrader"]["points"] = 8
+    path.write_text(json.dumps(nb))
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        _record_structure(gb, course, "ch04_attention")
+        gb.db.commit()
+        assert gb.find_grade_cell("ex2_causal", "ex2_causal_mask", "ch04_attention").max_score == 8
+        assert gb.find_grade("ex2_causal", "ex2_causal_mask", "ch04_attention", "ada").manual_score == 5.0

@@ -176,3 +176,16 @@ def test_an_applied_status_with_a_detail_counts_as_applied(monkeypatch, tmp_path
     assert str(layers._drop_namespace_capabilities({"user namespace": missing("no")})) == "kept (not root)"
     assert layers._hidden_by_mount(available("in a user namespace")) == available("in a user namespace")
     assert layers._hidden_by_mount(missing("no unprivileged user namespaces here")) == missing(HIDDEN_BY_LANDLOCK)
+
+
+def test_a_cell_re_weighted_to_points_its_weights_do_not_divide_sums_to_its_points():
+    """ex2_causal's checks weigh 2, 1, 1, 1, 1; re-weighted to 8 points they are worth 8/3 and 4/3 each, and a
+    sum rounded after every check drifted to 7.999999 (the gradebook 25.999999, grades.csv 26)."""
+    from autograder.grading.rubric import RUBRIC, scaled
+    from autograder.records import CheckResult, Record
+    checks = [CheckResult("ex2_causal", item.name, item.category, item.points, item.points, True, "ok")
+              for item in RUBRIC["ex2_causal"]]
+    record = Record("ada", scaled(checks, {"ex2_causal": 8}))
+    assert record.cells["ex2_causal"].earned == record.cells["ex2_causal"].max == 8
+    assert record.total == record.max_total == 8 and record.notebooks["ex2_causal_mask"].earned == 8
+    assert sum(s.earned for s in record.categories.values()) == 8
