@@ -207,3 +207,21 @@ def test_the_writer_gives_the_gradebook_the_points_grade_grades_with(tmp_path):
         gb.db.commit()
         assert gb.find_grade_cell("ex2_causal", "ex2_causal_mask", "ch04_attention").max_score == 8
         assert gb.find_grade("ex2_causal", "ex2_causal_mask", "ch04_attention", "ada").manual_score == 5.0
+
+
+def test_a_sqlite_gradebook_left_without_its_version_stamp_gets_it(tmp_path):
+    """nbgrader's tables without alembic_version (a first nbgrader command that could not run alembic)."""
+    import sqlite3
+
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine
+
+    from autograder.gradebook.nbgrader_api import _alembic_head
+    path = tmp_path / "gradebook.db"
+    engine = create_engine(f"sqlite:///{path}")
+    Base.metadata.create_all(bind=engine)
+    engine.dispose()
+    stamp_new_sqlite(f"sqlite:///{path}")
+    stamp_new_sqlite(f"sqlite:///{path}")
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(_alembic_head(),)]
