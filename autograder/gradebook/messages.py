@@ -21,17 +21,19 @@ class Scores:
     flags: dict[str, tuple[str, ...]] = field(default_factory=dict)   # notebook -> why a person must grade it
     submitted: str = ""                      # the submission time (nbgrader's format); "" when unknown
     fresh: bool = True                       # graded by this run: only then may a cleared cell be flagged again
+    changed: bool = False                    # other work than the last record graded: a person's score is flagged
 
     def to_dict(self) -> dict:
-        return {"student": self.student, "submitted": self.submitted, "fresh": self.fresh,
-                "earned": dict(self.earned), "flags": {nb: list(why) for nb, why in self.flags.items()}}
+        out = {"student": self.student, "submitted": self.submitted, "fresh": self.fresh,
+               "earned": dict(self.earned), "flags": {nb: list(why) for nb, why in self.flags.items()}}
+        return {**out, "changed": True} if self.changed else out
 
     @classmethod
     def from_dict(cls, data: dict) -> Scores:
         flags = data.get("flags") or {}
         return cls(str(data["student"]), _floats(data.get("earned")),
                    {str(nb): tuple(map(str, why)) for nb, why in flags.items() if why},
-                   str(data.get("submitted") or ""), bool(data.get("fresh", True)))
+                   str(data.get("submitted") or ""), bool(data.get("fresh", True)), bool(data.get("changed", False)))
 
 
 @dataclass(frozen=True)

@@ -214,8 +214,28 @@ def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> 
             if not s.fresh and grade.auto_score is not None and abs(float(grade.auto_score) - score) > 1e-6:
                 differed[grade.name] = float(grade.auto_score)
             auto_grade(grade, score, bool(reasons) and grade.max_score > 0, fresh=s.fresh)
+        reasons = _on_other_work(notebook, reasons, s.changed)
         review_comment(notebook, reasons, no_response(course, assignment, s.student, notebook.name))
     return differed
+
+
+OTHER_WORK = "the student handed in other work since a person scored"
+ON_OTHER_WORK = OTHER_WORK + (" {cells} (a resubmission, or an earlier one collected): that score stands on the new "
+                              "work until you look at it again")
+
+
+def _on_other_work(notebook, reasons: list[str] | None, changed: bool) -> list[str] | None:
+    """With ``changed`` (the work graded now is not the work a person scored), the cells of ``notebook`` a
+    person scored are flagged for that person again, and why is said; the score stays theirs. The reason
+    stays, on later runs, while such a cell is still flagged (until the person saves it in formgrader)."""
+    scored = [g for g in notebook.grades if g.manual_score is not None]
+    if changed:
+        for grade in scored:
+            grade.needs_manual_grade = True
+    elif not any(OTHER_WORK in (c.auto_comment or "") for c in notebook.comments):
+        return reasons
+    waiting = [g.name for g in scored if g.needs_manual_grade]
+    return [*(reasons or []), ON_OTHER_WORK.format(cells=", ".join(waiting))] if waiting else reasons
 
 
 class Gone(Exception):

@@ -90,7 +90,8 @@ def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str
         cells = ", ".join(f"{g} ({r.cells[g].earned:g} by hand; the checks now give {r.auto_cells[g].earned:g} "
                           f"of {r.auto_cells[g].max:g})" for g in r.manual_cells)
         notes.append(f"{shown(r.student_id)} resubmitted after a person scored {cells}: the score given by hand "
-                     "still counts on the new work, and its comment is still shown; look at it again in formgrader")
+                     "still counts on the new work, and its comment is still shown; the cell is flagged for you: "
+                     "look at it again in formgrader")
     return notes
 
 

@@ -158,7 +158,7 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
             jobs = [student_job(view, s, limits=plan.limits, autograded=own, snapshot=snapshot) for s in todo]
             drain(executor, jobs, lambda job, graded: _finish(out, graded.record, bar=bar, errors=result.errors,
                                                               gradebook=gradebook, course=course,
-                                                              assignment=assignment))
+                                                              assignment=assignment, changed=result.changed))
             executor.close()                     # its processes end now, while the outputs are written
             result.records = [r for s in plan.everyone if (r := read_record(out, s, assignment, current))]
             result.notes += _not_current(view, plan.everyone, plan.chosen, result.records)
@@ -281,9 +281,15 @@ def _gradebook_url(course: Course, url: str | None) -> str:
 
 
 def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], gradebook=None, course=None,
-            assignment: str = "") -> None:
+            assignment: str = "", changed: list[str] | None = None) -> None:
     """Write one record and send its scores to the gradebook writer (which records them while the rest is
-    graded); a write error (a full disk, say) is that student's, and the batch goes on."""
+    graded); a write error (a full disk, say) is that student's, and the batch goes on. ``changed`` gains the
+    student when the record graded other work than the one it replaces (a resubmission, an earlier one
+    collected with --before-duedate): a score a person gave stands on different work, and is flagged."""
+    earlier = read_record(out, record.student_id, assignment)
+    moved = bool(earlier and earlier.submission and record.submission and earlier.submission != record.submission)
+    if moved and changed is not None and record.student_id not in changed:
+        changed.append(record.student_id)
     try:
         with critical():                     # a stop signal waits until the record is whole
             write_record(out, record)
@@ -293,6 +299,6 @@ def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], grad
         if gradebook is not None:
             from ..gradebook.lateness import submission_times
             times = submission_times(course, assignment, [record.student_id])
-            gradebook.send(record, times[record.student_id].text())
+            gradebook.send(record, times[record.student_id].text(), changed=moved)
     errors += record.unwritten
     bar.advance(failed=record.needs_review)

@@ -167,7 +167,7 @@ def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monk
     course = make_class(tmp_path, ["correct-1", "no-scaling", "mask-missing"])
     events = []
     real_send, real_finish = GradebookWriter.send, GradebookWriter.finish
-    monkeypatch.setattr(GradebookWriter, "send", lambda self, record, submitted="": (
+    monkeypatch.setattr(GradebookWriter, "send", lambda self, record, submitted="", changed=False: (
         events.append(("send", record.student_id, (tmp_path / "course/grading/records" /
                                                    f"{record.student_id}.json").exists())),
         real_send(self, record, submitted))[1])
