@@ -238,6 +238,10 @@ def _seconds(text: str) -> float:
     return value
 
 
+COURSE_HELP = ("the course folder (default: c.CourseDirectory.root as nbgrader reads it, from the working folder's or "
+               "~/.jupyter's nbgrader_config.py, else the working folder)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
@@ -247,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
-    grade.add_argument("--course", default=".")
+    grade.add_argument("--course", default=None, help=COURSE_HELP)
     grade.add_argument("--assignment", default=None,
                        help="the assignment to grade (default: the only one under COURSE/source/)")
     grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
@@ -271,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_check)
     watch = sub.add_parser("watch", help="feedback on submit: grade each submission reaching nbgrader's exchange "
                            "and publish its pages for fetch_feedback")
-    watch.add_argument("--course", default=".")
+    watch.add_argument("--course", default=None, help=COURSE_HELP)
     watch.add_argument("--assignment", default=None,
                        help="the assignment to watch (default: the only one under COURSE/source/)")
     watch.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
@@ -294,7 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--match", choices=("login", "sis", "email"), default=None,
                         help="match students by login (student id = SIS Login ID / Username), sis (SIS User ID / "
                         "ID number) or email (default: login for Canvas, email for Moodle)")
-    export.add_argument("--course", default=".")
+    export.add_argument("--course", default=None, help=COURSE_HELP)
     export.add_argument("--assignment", default=None,
                         help="the assignment (default: the only one under COURSE/source/)")
     export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
@@ -303,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
-    release.add_argument("--course", default=".")
+    release.add_argument("--course", default=None, help=COURSE_HELP)
     release.add_argument("--assignment", default=None,
                          help="the assignment to release (default: the only one under COURSE/source/)")
     release.add_argument("--execute-source", action="store_true",
@@ -314,7 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in COURSE_COMMANDS and args.course is None:
+        from .course.settings import default_course
+        args.course = str(default_course())
     return args.func(args)
+
+
+COURSE_COMMANDS = ("grade", "watch", "export", "release")     # --course: as nbgrader finds the course when not given
 
 
 if __name__ == "__main__":
