@@ -147,7 +147,9 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
         result.notes += [*settings.notes, *stray_entries(course / "submitted"),
                          *without_assignment(course / "submitted", assignment)]
         todo = result.graded
-        bar = Progress(len(plan.chosen), done=len(result.skipped), enabled=plan.progress)
+        kept = [r for s in result.skipped if (r := read_record(out, s, assignment, current))]
+        bar = Progress(len(plan.chosen), done=len(result.skipped), enabled=plan.progress,
+                       failed=sum(r.needs_review for r in kept))      # as the summary counts them
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if plan.outputs else None
         jobs = []

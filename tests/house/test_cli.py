@@ -48,7 +48,7 @@ def test_progress_line_shows_done_failures_and_eta():
     bar.advance(failed=True)
     bar.advance()
     line = bar.line()
-    assert "3/4 graded" in line and "1 need review" in line and "ETA" in line
+    assert "3/4 graded" in line and "1 flagged for review" in line and "ETA" in line
     assert stream.getvalue().count("\n") >= 1
 
 

@@ -38,8 +38,11 @@ def test_resume_regrades_a_resubmission_and_says_how_many(tmp_path, capsys):
     _resubmit(course, "no-scaling", "correct-1", "2026-11-30 12:00:00.000000 UTC")
     capsys.readouterr()
     assert main(["grade", "--course", str(course), "--workers", "2", "--resume"]) == 0
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out = printed.out
     assert "1 submission changed since graded" in out and "'no-scaling'" in out and "graded 1, skipped 2" in out
+    # the progress line counts the kept, flagged damaged-missing-notebook, as the summary does
+    assert "3/3 graded, 1 flagged for review" in printed.err and "1 needs review" in out
     rows = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}
     assert rows["no-scaling"]["total"] == "28" and rows["no-scaling"]["diagnoses"] == ""
     assert rows["no-scaling"]["submitted"].startswith("2026-11-30 12:00:00")
