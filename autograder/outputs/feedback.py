@@ -124,7 +124,8 @@ def plots(checks) -> list[str]:
             continue
         seen.add(c.grade_id)
         title = f"{c.grade_id}: {c.check.replace('_', ' ')}"
-        out.append(figure(svg.heatmaps(d["student_weights"], d.get("expected_weights", []), title)))
+        student, expected = d["student_weights"], d.get("expected_weights", [])
+        out.append(figure(svg.heatmaps(student, expected, title), svg.heatmap_table(student, expected)))
     return out
 
 

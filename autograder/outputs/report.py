@@ -27,7 +27,8 @@ def _rates(records: list[Record]) -> list[str]:
     if rates:
         labels, values = zip(*rates)
         out.append(figure(svg.bars(labels, values, "Failure rate per check, highest first",
-                                   "% of students failing", "%", top=100)))
+                                   "% of students failing", "%", top=100),
+                          svg.bar_table(labels, values, "% of students failing", "%")))
     if clean:
         out.append(f"<p>{clean} checks were passed by every student.</p>")
     return out
@@ -38,7 +39,8 @@ def _misconceptions(records: list[Record]) -> list[str]:
     if not found:
         return []
     labels, counts = zip(*found)
-    return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"))]
+    return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"),
+                   svg.bar_table(labels, counts, "students"))]
 
 
 def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
@@ -85,7 +87,7 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total} "
         "(after late penalties); "
         f"{sum(t >= max_total for t in totals)} full marks; {_review_count(records)}.</p>",
-        figure(svg.histogram(totals, max_total))]
+        figure(svg.histogram(totals, max_total), svg.histogram_table(totals))]
     parts += _rates(records) + _misconceptions(records) + _undiagnosed(records, names) + _review(records, late, names)
     parts += _lateness_section(records, late, names) + _delivery_section(delivery) + _before_deadline(before)
     return page(f"Grading report: {assignment}", "\n".join(parts))
