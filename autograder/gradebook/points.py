@@ -13,22 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..course.notebooks import nbgrader_meta
-from .scores import _source_cells, record_assignment
+from .scores import record_assignment, reweighted
 from .url import shown_url, sqlite_path
-
-
-def reweighted(gb, course: Path, assignment: str) -> dict[str, tuple[float | None, float]]:
-    """grade_id -> (the gradebook's maximum, or None where it has no such cell; the source's points) of
-    each grade cell whose points the gradebook does not hold."""
-    from nbgrader.api import MissingEntry
-    try:
-        held = {c.name: float(c.max_score) for nb in gb.find_assignment(assignment).notebooks for c in nb.grade_cells}
-    except MissingEntry:
-        held = {}
-    wanted = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for _, c in _source_cells(course, assignment)
-              if nbgrader_meta(c).get("grade")}
-    return {g: (held.get(g), p) for g, p in wanted.items() if held.get(g) != p}
 
 
 def scored_by_hand(gb, assignment: str, cells) -> dict[str, int]:

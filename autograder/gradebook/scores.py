@@ -44,6 +44,19 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
                                             locked=bool(meta.get("locked")), checksum=checksum)
 
 
+def reweighted(gb, course: Path, assignment: str) -> dict[str, tuple[float | None, float]]:
+    """grade_id -> (the gradebook's maximum, or None where it has no such cell; the source's points) of
+    each grade cell whose points the gradebook does not hold."""
+    from nbgrader.api import MissingEntry
+    try:
+        held = {c.name: float(c.max_score) for nb in gb.find_assignment(assignment).notebooks for c in nb.grade_cells}
+    except MissingEntry:
+        held = {}
+    wanted = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for _, c in _source_cells(course, assignment)
+              if nbgrader_meta(c).get("grade")}
+    return {g: (held.get(g), p) for g, p in wanted.items() if held.get(g) != p}
+
+
 def _handed_out(course: Path, assignment: str) -> dict:
     """(notebook, grade_id) -> the release's text of each answer cell: nbgrader records an answer cell's
     source and checksum with the solution cleared, so its "No response." test finds an untouched cell."""
@@ -270,8 +283,6 @@ def _record_structure(gb, course: Path, assignment: str) -> None:
     """Idempotent: completes a structure a killed run left half done, and brings the grade cells to the
     points ``grade`` grades with (a cell re-weighted in source/ since ``generate_assignment``)."""
     from nbgrader.api import MissingEntry
-
-    from .points import reweighted
     try:
         started = bool(gb.find_assignment(assignment).submissions)
     except MissingEntry:
