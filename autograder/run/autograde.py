@@ -146,12 +146,9 @@ def _score_renamed(resources) -> None:
 
 def output_folder(step, info: dict) -> Path:
     """nbgrader's autograded folder of the student being graded (its converter's CourseDirectory)."""
-    parent = step
-    while parent is not None and getattr(parent, "coursedir", None) is None:
-        parent = getattr(parent, "parent", None)
-    if parent is None:
+    coursedir = _coursedir(step)
+    if coursedir is None:
         return course_root(step) / "autograded" / info["student"] / info["assignment"]
-    coursedir = parent.coursedir
     return Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
 
 
@@ -207,13 +204,18 @@ def _awaits_review(info: dict) -> bool:
 
 def course_root(step) -> Path:
     """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+    coursedir = _coursedir(step)
+    return Path(coursedir.root).resolve() if coursedir is not None else Path.cwd().resolve()
+
+
+def _coursedir(step):
+    """The CourseDirectory of the nbgrader converter ``step`` belongs to, or None."""
     parent = step
     while parent is not None:
-        coursedir = getattr(parent, "coursedir", None)
-        if coursedir is not None:
-            return Path(coursedir.root).resolve()
+        if getattr(parent, "coursedir", None) is not None:
+            return parent.coursedir
         parent = getattr(parent, "parent", None)
-    return Path.cwd().resolve()
+    return None
 
 
 def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER):
