@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test check release docs browser postgres hub-proxy clean-venv
+.PHONY: demo test check release docs browser postgres hub-proxy axe clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -52,8 +52,18 @@ $(HUB_PROXY):
 # module fixtures (a graded class, nbgrader's autograde) run once, and nbval keeps a notebook's cells in one
 # kernel. Much of the suite waits on subprocesses, servers
 # and sandboxed workers, so a third worker fills the cores.
+# axe-core, the accessibility checker tests/env/browser/test_accessibility.py runs in Chromium on every page we
+# write, from the npm registry into .axe-core/ (git ignores it). Without npm that test fails and says so.
+AXE_VERSION ?= 4.11.0
+AXE         := .axe-core/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+$(AXE):
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-fund --no-audit --prefix .axe-core axe-core@$(AXE_VERSION); \
+	else echo "note: npm is missing (apt-get install nodejs npm): the accessibility test will fail"; fi
+
 TEST_WORKERS ?= 3
-test: $(VENV)/.dev-installed browser postgres hub-proxy
+test: $(VENV)/.dev-installed browser postgres hub-proxy axe
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # The developer's loop: every test that starts no server, no browser and no nbgrader kernel (those live under

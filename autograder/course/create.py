@@ -185,14 +185,20 @@ def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str
 def next_steps(course: Path, assignment: str = CHAPTER) -> str:
     """What an instructor runs next, for the ``init`` command's last lines: the README's semester, command by
     command, with the interpreter that runs now (the one that has this package and nbgrader), not whatever
-    ``python`` or ``nbgrader`` is first on the PATH."""
+    ``python`` or ``nbgrader`` is first on the PATH. Its folder goes first on the PATH: nbgrader makes a new
+    gradebook by running ``alembic`` from the PATH (init makes the SQLite one beforehand, but not a server's),
+    and on PostgreSQL the first command failed there, after removing release/, leaving tables without nbgrader's
+    version stamp (tests/env/postgres/test_semester_commands.py runs every line on both gradebooks)."""
     py = shlex.quote(sys.executable)
     me, nb = f"{py} -m autograder", f"{py} -m nbgrader"
     return "\n".join([
         "Next (the README's semester, command by command):",
         f"  cd {shlex.quote(str(course))}",
+        f"  export PATH={shlex.quote(str(Path(sys.executable).parent))}:\"$PATH\"   # nbgrader runs alembic from the "
+        "PATH to make a new gradebook",
         f"  # add c.Exchange.root = \"/srv/nbgrader/exchange\" to {CONFIG}; students need the same root and",
-        "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails",
+        "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails;",
+        f"  # a gradebook on PostgreSQL: set c.CourseDirectory.db_url = \"postgresql://...\" there now",
         f"  {nb} generate_assignment {assignment} --force   # records the assignment in gradebook.db",
         f"  {nb} release_assignment {assignment}           # or hand out release/{assignment}/*.ipynb",
         f"  {me} watch --course .                # optional: feedback on each submission",

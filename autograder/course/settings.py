@@ -146,6 +146,29 @@ def resolve_db_url(db_url: str | None, root: Path) -> str:
     return db_url
 
 
+def default_course(cwd: Path | None = None) -> Path:
+    """The course a command given no ``--course`` works on, as nbgrader's commands find it: the first
+    ``c.CourseDirectory.root`` among the nbgrader_config.py files nbgrader reads (the working folder's, then
+    the user's Jupyter config folder's, ``~/.jupyter`` on a Hub, then the system's), else the working folder.
+    On the README's Hub the instructor's home names the course so, and the grader ignored it."""
+    cwd = Path(os.path.abspath(cwd or os.getcwd()))
+    for folder in nbgrader_config_dirs(cwd):
+        root = read_settings(folder / CONFIG)[0].get("CourseDirectory", {}).get("root")
+        if isinstance(root, str) and root:
+            return Path(os.path.abspath(cwd / os.path.expanduser(root)))
+    return cwd
+
+
+def nbgrader_config_dirs(cwd: Path) -> list[Path]:
+    """The folders whose nbgrader_config.py nbgrader reads, the one that wins first."""
+    from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
+    found = []
+    for folder in (str(cwd), jupyter_config_dir(), *jupyter_config_path()):
+        if Path(folder) not in found:
+            found.append(Path(folder))
+    return found
+
+
 def find_course(start: Path) -> Path:
     """The nearest folder above ``start`` holding nbgrader_config.py and source/, else the packaged course."""
     start = Path(os.path.abspath(start))        # not resolved: a link in a submission is not followed
@@ -188,8 +211,9 @@ def choose_assignment(root: Path, given: str | None = None) -> str:
     if len(found) == 1:
         return found[0]
     if not found and not (Path(root) / CONFIG).is_file():
-        raise ValueError(f"{root} is not a course folder (it has no {CONFIG}): give the course folder with "
-                         f"--course, or create a course with {init_command(root)}")
+        raise ValueError(f"{root} is not a course folder (it has no {CONFIG}): give the course folder with --course "
+                         "(or name it as nbgrader reads it, c.CourseDirectory.root in ~/.jupyter/nbgrader_config.py), "
+                         f"or make a course in a folder of its own with {init_command('COURSE')}")
     if not found:
         raise ValueError(f"no assignment found: {Path(root) / 'source'}/<assignment>/ holds no notebooks and "
                          f"{Path(root) / 'submitted'}/<student>/ no folders; check --course, or add this "

@@ -29,7 +29,7 @@ from ..records import name_digest
 from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
-from .duedate import DueDates
+from .duedate import DueDates, DueUnknown
 from ..run.dask import SchedulerLost
 from ..run.job import Graded
 from .grading import inbound_job, watch_executor
@@ -46,6 +46,7 @@ from .wake import Polling, waker
 IDLE_SECONDS = 1.0          # inbound is listed at least this often, whatever inotify says
 PENDING_SECONDS = 0.05      # how often a submission still being written (or graded on Dask) is looked at
 RETRY_SECONDS = 30.0        # after a page could not be written (a full disk, say)
+DUE_RETRY_SECONDS = 5.0     # while the gradebook cannot be read for a due date (its server down)
 LOCK = ".autograder-watch.lock"
 
 
@@ -144,7 +145,7 @@ class Service:
         more = any(pick and not pick.entry for pick in chosen.values())             # notes made: look again
         for owner, pick in chosen.items():       # a turn each, in order: a flood waits its own
             if pick and pick.entry and (found := self._received(pick.entry.name, pick.found, owner)):
-                self._handle(pick.entry.name, pick.entry.parts, found)
+                self._waiting_for_due(pick.entry.name, self._handle, pick.entry.name, pick.entry.parts, found)
                 more = True
         self._collect()
         if more:
@@ -228,6 +229,13 @@ class Service:
             self._append(Stopped(name, at=time.time()))
             raise
 
+    def _waiting_for_due(self, name: str, step, *args) -> None:
+        """``step(*args)``; when it needs a due date the gradebook cannot give, the entry is tried again later."""
+        try:
+            step(*args)
+        except DueUnknown:
+            self.retry[name] = time.monotonic() + DUE_RETRY_SECONDS
+
     def _admit(self, name: str, parts, found):
         """The entry's journal state once its secret is its own (journaled as received); None after a note."""
         state = self.journal.state.entries.get(name)
@@ -269,13 +277,9 @@ class Service:
         return True
 
     def _due(self, student: str) -> datetime | None:
-        """The student's due date (naive UTC, extension included), or None when none is set or readable."""
-        try:
-            return self.due.due(self.s.assignment, student)
-        except Exception as exc:  # noqa: BLE001 - an unreadable gradebook must not stop feedback
-            self.warn(one_line(f"error: the gradebook could not be read for the due date ({type(exc).__name__}: "
-                               f"{exc}); feedback is given as if none were set"))
-            return None
+        """The student's due date (naive UTC, extension included), or None when none is set; ``DueUnknown``
+        while the gradebook cannot be read (``duedate.DueDates.due_or_wait``)."""
+        return self.due.due_or_wait(self.s.assignment, student, self.warn)
 
     def _late(self, student: str, found) -> datetime | None:
         """The due date ``found`` arrived after, or None."""
@@ -335,7 +339,7 @@ class Service:
                                  max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
                                  seconds=round(time.time() - started, 3), at=time.time(),
                                  charged=False if backlog else None))
-        self._publish_graded(name, parts, found, graded)
+        self._waiting_for_due(name, self._publish_graded, name, parts, found, graded)
 
     def _publish_saved(self, name: str, parts, found, event: GradedEvent) -> None:
         path = self.s.state / "records" / event.record
