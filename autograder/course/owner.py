@@ -19,6 +19,8 @@ import pwd
 import stat
 from pathlib import Path
 
+CONFIG = "nbgrader_config.py"                # the course's settings file (settings.py reads it)
+
 CHECKED_FOLDERS = ("source", "release", "grading", "autograded", "feedback")
 
 
@@ -86,7 +88,6 @@ def check_folder_and_above(folder: Path, what: str) -> None:
 
 def check_course(root: Path, db_url: str | None = None) -> None:
     """Everything of the course at ``root`` the grader trusts; NotYours (one line) for the first that fails."""
-    from .settings import CONFIG
     root = Path(root)
     check_folder_and_above(root, "the course folder")
     for path in sorted(root.glob("*.py")):                   # the config, a late-penalty plugin module

@@ -13,10 +13,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .owner import check_course
+from .owner import CONFIG, check_course
 from .resources import packaged_course
 
-CONFIG = "nbgrader_config.py"
 DEFAULT_COURSE_ID = "attention-course"
 DEFAULT_ASSIGNMENT = "ch04_attention"     # the bundled chapter: seeds of work graded outside a course
 MAX_CONFIG_BYTES = 1 << 20

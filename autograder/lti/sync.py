@@ -19,6 +19,7 @@ from pathlib import Path
 from ..course.settings import choose_assignment, resolve_db_url
 from ..course.view import course_settings
 from ..durable import synced_at_end
+from ..gradebook.timestamps import iso_time
 from ..gradebook.totals import assignment_totals
 from .client import LmsClient, public_jwk, require_library
 from .config import CONFIG_NAME, LtiConfig, read_config
@@ -84,7 +85,7 @@ def _sync(client, lti: LtiConfig, path: Path, assignment: str, maximum: float, m
     lineitem, created, journal, notes = _lineitem(client, journal, fresh, assignment, maximum, force, dry_run)
     in_lms = lms_scores(client.results(lineitem["id"]), _maximum(lineitem, maximum)) if not created else {}
     journal, settled = settle(journal, in_lms)
-    stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    stamp = iso_time(datetime.now(timezone.utc))
     decisions = decide(matching.pairs, journal, in_lms, timestamp=stamp, force=force)
     if not dry_run:
         with synced_at_end():
