@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 
-.PHONY: demo test check release browser postgres hub-proxy clean-venv
+.PHONY: demo test check release docs browser postgres hub-proxy axe clean-venv
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -53,9 +53,19 @@ $(HUB_PROXY):
 # the suite waits on subprocesses, servers and sandboxed workers, so more workers than cores fill the cores.
 # Files start slowest first (tests/conftest.py's SLOWEST_FIRST; --no-loadscope-reorder keeps that order rather
 # than xdist's most-tests-first). docs/notes/suite.md has the measured times and how to run each tier.
+# axe-core, the accessibility checker tests/env/browser/test_accessibility.py runs in Chromium on every page we
+# write, from the npm registry into .axe-core/ (git ignores it). Without npm that test fails and says so.
+AXE_VERSION ?= 4.11.0
+AXE         := .axe-core/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+$(AXE):
+	@if command -v npm >/dev/null 2>&1; then \
+	  npm install --silent --no-fund --no-audit --prefix .axe-core axe-core@$(AXE_VERSION); \
+	else echo "note: npm is missing (apt-get install nodejs npm): the accessibility test will fail"; fi
+
 TEST_WORKERS ?= 3
 XDIST := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
-test: $(VENV)/.dev-installed browser postgres hub-proxy
+test: $(VENV)/.dev-installed browser postgres hub-proxy axe
 	$(PY) -m pytest $(XDIST) --nbval-lax --nbval-current-env tests source/ch04_attention
 
 # The developer's loop: every test that starts no server, no browser, no Dask and no kernel (those live under
@@ -66,6 +76,12 @@ check: $(VENV)/.dev-installed
 # Re-run the source notebooks (stored outputs) and regenerate release/ with nbgrader.
 release: $(VENV)/.run-installed
 	$(PY) -m autograder release --execute-source
+
+# The documentation (docs/): refresh the tables generated from the code, then build the site with warnings as errors.
+docs: $(VENV)/.dev-installed
+	$(PY) scripts/gen_docs.py
+	$(PY) -m sphinx -W --keep-going -q -b html docs docs/_build/html
+	@echo "site: docs/_build/html/index.html"
 
 clean-venv:
 	rm -rf $(VENV)

@@ -20,7 +20,7 @@ LAYERS = (
     ("records",),           # the record of one graded submission, its file and JSON
     ("grading",),           # the grading core: rubric, checks, student proxies, seeds, fingerprint, points check
     ("gradebook",),         # nbgrader's gradebook: the writer process, lateness
-    ("outputs", "textreport"),  # CSV, feedback, autograded notebooks, report, results.json
+    ("outputs", "textreport", "lti"),  # CSV, feedback, autograded notebooks, report, results.json; LTI grade sync
     ("run",),               # one submission in the sandbox, the batch, nbgrader's door, the local pool
     ("watch",),             # feedback on submit
     ("samples", "notebook"),    # the demo and sample class; the hidden tests' grade_cell

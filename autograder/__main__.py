@@ -52,6 +52,11 @@ def _grade(args) -> int:
         print(f"{n} submission{'s' if n != 1 else ''} changed since graded (resubmitted: new notebooks or "
               f"timestamp.txt); regraded: {', '.join(map(shown, result.changed[:10]))}"
               + (f" and {n - 10} more" if n > 10 else ""))
+    if result.restored:
+        n = len(result.restored)
+        print(f"{n} submission{'s' if n != 1 else ''} had lost {'their' if n != 1 else 'its'} autograded notebooks "
+              "(a failed nbgrader autograde or Autograde button removes them); regraded to put them back: "
+              f"{', '.join(map(shown, result.restored[:10]))}" + (f" and {n - 10} more" if n > 10 else ""))
     from .textreport import outputs_lines, summary_table
     print(summary_table(result.records, result.late))
     kept = f"; {len(result.kept)} other students from their records" if result.kept else ""
@@ -107,6 +112,22 @@ def _release(args) -> int:
         print(f"wrote {generate_release(Path(args.course), assignment=args.assignment)}")
     except (ValueError, RuntimeError) as exc:
         return _error(exc)
+    return _release_points(Path(args.course), choose_assignment(Path(args.course), args.assignment))
+
+
+def _release_points(course, assignment: str) -> int:
+    """The course's gradebook holds the release's points (re-weighting after release: ``gradebook.points``)."""
+    from .course.view import course_settings
+    from .gradebook.points import record_points
+    settings = course_settings(course)
+    try:
+        lines = record_points(settings.db_url, settings.root, assignment, settings.course_id)
+    except Exception as exc:  # noqa: BLE001 - the release is written; the gradebook's failure is one line
+        said = one_line((str(exc).strip().splitlines() or [""])[0])[:300]
+        return _error(f"release/ is written, but the gradebook could not be given the new points ({type(exc).__name__}: "
+                      f"{said}); when it can be reached, grade --resume records them")
+    for line in lines:
+        print(line)
     return 0
 
 
@@ -195,11 +216,37 @@ def _export(args) -> int:
     return 0
 
 
+def _lti(args) -> int:
+    from .lifecycle import Stop, stop_on_signals
+    from .lti.report import check_lines, summary_lines
+    from .lti.sync import check_platform, sync_grades
+    from .records import OutputError
+    try:
+        with stop_on_signals():
+            if args.lti_command == "check":
+                lines = check_lines(check_platform(course=args.course, config=args.config))
+            else:
+                lines = summary_lines(sync_grades(course=args.course, assignment=args.assignment, config=args.config,
+                                                  match=args.match, force=args.force, dry_run=args.dry_run,
+                                                  out=args.out, gradebook_url=args.gradebook))
+    except Stop as stop:
+        print(f"stopped by {stop.name}: the sync journal keeps what was posted; run lti sync again to finish",
+              file=sys.stderr)
+        return stop.exit_code
+    except (OutputError, ValueError, RuntimeError) as exc:
+        return _error(exc)
+    print("\n".join(lines))
+    return 0
+
+
 def _doctor(args) -> int:
+    from .sandbox.doctor import render, report, worker_layers
     from .sandbox.layers import detect
-    from .sandbox.status import doctor_lines
-    from .textreport import doctor_table
-    print(doctor_table(doctor_lines(detect())))
+    try:
+        got, note = worker_layers(), ""
+    except RuntimeError as exc:
+        got, note = None, f"(what this machine offers: {exc})"
+    print(render(report(detect(), got), note))
     return 0
 
 
@@ -217,6 +264,10 @@ def _seconds(text: str) -> float:
     return value
 
 
+COURSE_HELP = ("the course folder (default: c.CourseDirectory.root as nbgrader reads it, from the working folder's or "
+               "~/.jupyter's nbgrader_config.py, else the working folder)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
@@ -226,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
-    grade.add_argument("--course", default=".")
+    grade.add_argument("--course", default=None, help=COURSE_HELP)
     grade.add_argument("--assignment", default=None,
                        help="the assignment to grade (default: the only one under COURSE/source/)")
     grade.add_argument("--out", default=None, help="output folder (default COURSE/grading)")
@@ -250,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_check)
     watch = sub.add_parser("watch", help="feedback on submit: grade each submission reaching nbgrader's exchange "
                            "and publish its pages for fetch_feedback")
-    watch.add_argument("--course", default=".")
+    watch.add_argument("--course", default=None, help=COURSE_HELP)
     watch.add_argument("--assignment", default=None,
                        help="the assignment to watch (default: the only one under COURSE/source/)")
     watch.add_argument("--scheduler", default=None, help="a Dask distributed scheduler address")
@@ -273,16 +324,32 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--match", choices=("login", "sis", "email"), default=None,
                         help="match students by login (student id = SIS Login ID / Username), sis (SIS User ID / "
                         "ID number) or email (default: login for Canvas, email for Moodle)")
-    export.add_argument("--course", default=".")
+    export.add_argument("--course", default=None, help=COURSE_HELP)
     export.add_argument("--assignment", default=None,
                         help="the assignment (default: the only one under COURSE/source/)")
     export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
     export.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     export.set_defaults(func=_export)
+    lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/notes/lti.md)")
+    lti_sub = lti.add_subparsers(dest="lti_command", required=True)
+    sync = lti_sub.add_parser("sync", help="post the assignment's totals to the LMS (roster by NRPS, scores by AGS)")
+    check_lti = lti_sub.add_parser("check", help="try the LTI registration: tokens, roster, columns (posts nothing)")
+    for command in (sync, check_lti):
+        command.add_argument("--course", default=".")
+        command.add_argument("--config", default=None, metavar="FILE",
+                             help="the LTI registration file, yours, mode 600 (default COURSE/lti.toml)")
+    sync.add_argument("--assignment", default=None, help="the assignment (default: the only one under COURSE/source/)")
+    sync.add_argument("--match", choices=("login", "sis", "email"), default=None,
+                      help="match students by login, sis or email (default: the registration file's match)")
+    sync.add_argument("--force", action="store_true", help="overwrite scores changed in the LMS since the last sync")
+    sync.add_argument("--dry-run", action="store_true", help="say what would be posted, post nothing")
+    sync.add_argument("--out", default=None, help="where the sync journal and report go (default COURSE/grading)")
+    sync.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
+    lti.set_defaults(func=_lti)
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
-    release.add_argument("--course", default=".")
+    release.add_argument("--course", default=None, help=COURSE_HELP)
     release.add_argument("--assignment", default=None,
                          help="the assignment to release (default: the only one under COURSE/source/)")
     release.add_argument("--execute-source", action="store_true",
@@ -293,7 +360,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in COURSE_COMMANDS and args.course is None:
+        from .course.settings import default_course
+        args.course = str(default_course())
     return args.func(args)
+
+
+COURSE_COMMANDS = ("grade", "watch", "export", "release")     # --course: as nbgrader finds the course when not given
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ A person is shown what a name is: ``visible`` writes every character they could 
 reorders what they see (controls, bidi overrides and isolates, zero-width and other format
 characters, separators, spaces other than the space, unassigned code points), as an escape such as
 ``\u202e``. A student id is shown by ``shown_id``, which is one to one (a backslash is doubled, so no
-id shows as another's escape), and ids of one class that would still look alike (``ann`` in Latin and
+id shows as another's escape; a space a reader cannot count, leading, trailing or in a run, is ``\x20``), and ids of one class that would still look alike (``ann`` in Latin and
 in Cyrillic letters) are told apart by ``told_apart``.
 """
 from __future__ import annotations
@@ -55,11 +55,29 @@ def _escape(ch: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, which Python's unicodedata does not expose)
+# outside the categories above: marks and letters that draw nothing (the combining grapheme joiner, the Hangul
+# fillers, Khitan's filler, Khmer's inherent vowels, variation selectors); and U+2800, a braille cell with no dot, drawn blank.
+_DRAWN_BLANK = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
+                          "\U00016fe4\U000e0100-\U000e01ef]")
+
+
 def hidden(ch: str) -> bool:
     """Whether a person would not see ``ch`` as itself: a control, a format character (bidi, zero-width,
-    soft hyphen, BOM), a separator or a space other than the space, a private or unassigned code point."""
+    soft hyphen, BOM), a separator or a space other than the space, a character that draws nothing or blank
+    (``_DRAWN_BLANK``), a private or unassigned code point. Every ``str.isspace`` character but the space is one."""
     category = unicodedata.category(ch)
-    return category in _HIDDEN_CATEGORIES or (category == "Zs" and ch != " ")
+    return category in _HIDDEN_CATEGORIES or (category == "Zs" and ch != " ") or bool(_DRAWN_BLANK.match(ch))
+
+
+# In a name, the spaces a reader cannot count: leading, trailing, or two and more together.
+_UNCOUNTED_SPACES = re.compile(r"^ +| +$| {2,}")
+
+
+def _spaces(name: str) -> str:
+    """``name`` with every space a reader cannot count (``_UNCOUNTED_SPACES``) as ``\\x20``: ``alice `` is never
+    shown as ``alice``, nor ``a  b`` as ``a b`` (a page collapses runs, a table pads after a name)."""
+    return _UNCOUNTED_SPACES.sub(lambda m: "\\x20" * len(m.group()), name)
 
 
 def visible(text: object, keep: str = "\t\n") -> str:
@@ -82,13 +100,13 @@ def one_line(text: object) -> str:
 def shown_id(student_id: object) -> str:
     """A student id as a person is shown it, one to one: hidden characters (tabs and newlines too)
     as escapes, a backslash doubled (so ``a\\u200bb`` typed out is never shown as ``a`` + zero width + ``b``)."""
-    return visible(str(student_id).replace("\\", "\\\\"), keep="")
+    return visible(_spaces(str(student_id).replace("\\", "\\\\")), keep="")
 
 
 def escaped(name: object) -> str:
     """``name`` with every character outside printable ASCII written as an escape (a backslash doubled): the
     form in which two names that look alike (``ann``, ``\u0430nn``) never read the same."""
-    return _NOT_PLAIN.sub(lambda m: _escape(m.group()), str(name).replace("\\", "\\\\"))
+    return _NOT_PLAIN.sub(lambda m: _escape(m.group()), _spaces(str(name).replace("\\", "\\\\")))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -148,8 +166,8 @@ def spelled(student_id: str) -> str:
     (``I`` for ``l``, ``m`` for ``rn``, ``0`` for ``O``) as an escape too: two ids of printable ASCII that
     share a skeleton (``bill``, ``biIl``) are not spelled alike."""
     table = _prototypes()
-    return "".join("\\\\" if ch == "\\" else _escape(ch) if _NOT_PLAIN.match(ch) or table.get(ch, ch) != ch
-                   else ch for ch in str(student_id))
+    return _spaces("".join("\\\\" if ch == "\\" else _escape(ch) if _NOT_PLAIN.match(ch) or table.get(ch, ch) != ch
+                           else ch for ch in str(student_id)))
 
 
 def told_apart(ids, *, letters: bool = False) -> dict[str, str]:

@@ -82,9 +82,10 @@ def summary_table(records, late: dict | None = None) -> str:
                      f"{one_line(', '.join(r.diagnoses))}".rstrip())
     full = sum(totals[r.student_id] >= r.max_total for r in records)           # extra credit is full marks too
     review = sum(r.open_review for r in records)
+    done = sum(r.needs_review and r.reviewed for r in records)
     late_count = sum(bool(_late_mark(late.get(r.student_id))) for r in records)
     lines += ["", f"{len(records)} submission{'s' if len(records) != 1 else ''} graded: {full} full marks, "
-              f"{review} need{'s' if review == 1 else ''} review"
+              f"{review} need{'s' if review == 1 else ''} review" + (f" ({done} more reviewed by hand)" if done else "")
               + (f", {late_count} late or of unknown lateness." if late_count else ".")
               + (" Totals are after late penalties." if late_count else "")]
     return "\n".join(lines)

@@ -1,13 +1,16 @@
 """One account flooding `watch`: the other students' first page, p99, with and without the flood (a script, not a test).
 
-    .venv/bin/python benchmarks/watch_fairness.py [--flood 40] [--students 8] [--grading 0.2] [--repeats 3] [--smoke]
+    .venv/bin/python benchmarks/watch_fairness.py [--flood 40] [--students 8] [--grading 0.2] [--links-mib 0]
+                                                  [--repeats 3] [--smoke]
 
 A course on a temporary exchange. ``--students`` students each submit once (their first page), one every
 ``--grading`` x 2 s; each submission costs ``--grading`` seconds in a stand-in grader (the same service,
 journal and pages; only the sandboxed grading is replaced, so what is measured is the order, not the
 grader's speed). Measured three ways side by side, alternating, ``--repeats`` times: alone (no flood), and
-with one account dropping ``--flood`` submissions into inbound at once just before, served one submission
-per owner a pass (the service's order) and in plain arrival order (what it did before). A student's
+with one account dropping ``--flood`` submissions into inbound at once just before, served in the service's
+turns (one submission per owner a pass, least read first) and in plain arrival order (every owner taken for one).
+With ``--links-mib N`` each of the flood's notebooks is a hard link to one file of N MiB (four names, one file:
+what the service reads for each of those folders is 4 N MiB), the flood of issue 35 (N = 63). A student's
 latency is from its folder appearing to its page being published; each run's p99 over the students (with
 8 students, their slowest), printed as the median over the repeats, with the ratio to alone. As root the
 accounts are real Linux accounts (created and removed here); otherwise one shared account, and owners are
@@ -33,6 +36,7 @@ from autograder.course.settings import load_course          # noqa: E402
 from autograder.journal.log import Journal                   # noqa: E402
 from autograder.run.job import Graded, failed                # noqa: E402
 from autograder.watch import service as service_module       # noqa: E402
+from autograder.watch import turns                           # noqa: E402
 from autograder.watch.config import watch_settings           # noqa: E402
 from watch_helpers import A, submit_like_nbgrader            # noqa: E402
 
@@ -64,7 +68,19 @@ def _course(tmp: Path) -> Path:
     return course
 
 
-def run(flood: int, grading: float, fair: bool, owners: dict) -> list[float]:
+def _hard_links(folder: Path, mib: int, uid: int) -> None:
+    """Every notebook of ``folder`` one hard link to one file of ``mib`` MiB."""
+    big = folder.parent / (folder.name + ".big")
+    with open(big, "wb") as f:
+        for _ in range(mib):
+            f.write(os.urandom(1 << 20))
+    os.chown(big, uid, uid)
+    for notebook in folder.glob("*.ipynb"):
+        notebook.unlink()
+        os.link(big, notebook)
+
+
+def run(flood: int, grading: float, fair: bool, owners: dict, links_mib: int = 0) -> list[float]:
     """The first-page latencies of every owner but the first, while ``flood`` submissions of the first wait."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -79,6 +95,8 @@ def run(flood: int, grading: float, fair: bool, owners: dict) -> list[float]:
             os.rename(inbound / name, hidden / name)
             for path in [hidden / name, *(hidden / name).rglob("*")]:
                 os.chown(path, owners[who], owners[who])
+            if links_mib and who == flooder:
+                _hard_links(hidden / name, links_mib, owners[who])
         settings = watch_settings(load_course(course), A)
         (settings.state / "records").mkdir(parents=True, exist_ok=True)
         journal = Journal(settings.state)
@@ -94,9 +112,9 @@ def run(flood: int, grading: float, fair: bool, owners: dict) -> list[float]:
                 os.rename(hidden / name, inbound / name)
                 appeared[name] = time.time()
         feeder = threading.Thread(target=others)
-        real = service_module.fair
-        if not fair:
-            service_module.fair = lambda ready, key: sorted(ready, key=lambda r: (r[0], r[1]))
+        real = turns.owner_of
+        if not fair:                                   # one owner for all: one queue, in arrival order
+            turns.owner_of = lambda uid, student: "everyone"
         try:
             feeder.start()
             deadline = time.monotonic() + (flood + len(mine)) * grading * 3 + 30
@@ -106,7 +124,7 @@ def run(flood: int, grading: float, fair: bool, owners: dict) -> list[float]:
                 time.sleep(0.01)
             feeder.join()
         finally:
-            service_module.fair = real
+            turns.owner_of = real
         return [journal.state.entries[n].published.at - appeared[n] for n in mine
                 if journal.state.entries.get(n) and journal.state.entries[n].published]
 
@@ -127,7 +145,7 @@ def _accounts(students: int) -> tuple[dict, list]:
     return {n: pwd.getpwnam(n).pw_uid for n in wanted}, wanted
 
 
-WAYS = (("alone (no flood)", False, True), ("flood, one per owner a pass", True, True),
+WAYS = (("alone (no flood)", False, True), ("flood, the service's turns", True, True),
         ("flood, arrival order", True, False))
 
 
@@ -136,6 +154,7 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=40)
     parser.add_argument("--students", type=int, default=8)
     parser.add_argument("--grading", type=float, default=0.2)
+    parser.add_argument("--links-mib", type=int, default=0, help="each flood notebook a hard link to N MiB")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--smoke", action="store_true", help="a tiny run: does the script work")
     args = parser.parse_args()
@@ -143,7 +162,8 @@ def main() -> None:
         args.flood, args.students, args.grading, args.repeats = 4, 2, 0.02, 1
     owners, made = _accounts(args.students)
     try:
-        print(f"one account floods {args.flood} submissions; {args.students} other students submit once each; "
+        links = f" (each notebook a hard link to one {args.links_mib} MiB file)" if args.links_mib else ""
+        print(f"one account floods {args.flood} submissions{links}; {args.students} other students submit once each; "
               f"{args.grading:g} s a submission; {args.repeats} repeats, alternating "
               f"({'real accounts' if made else 'one shared account: owners told by name'}; load average "
               f"{os.getloadavg()[0]:.1f} at start)")
@@ -151,7 +171,7 @@ def main() -> None:
         unpublished = 0
         for _ in range(args.repeats):
             for way, flooded, fair in WAYS:
-                got = run(args.flood if flooded else 0, args.grading, fair, owners)
+                got = run(args.flood if flooded else 0, args.grading, fair, owners, args.links_mib)
                 unpublished += args.students - len(got)
                 p99s[way].append(p99(got))
                 p50s[way].append(statistics.median(got) if got else float("nan"))

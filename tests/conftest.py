@@ -7,9 +7,14 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TESTS = pathlib.Path(__file__).resolve().parent
-for _path in (TESTS, TESTS / "helpers"):          # the corpora (fixtures, adversarial) and the tests' helpers
+# The corpora (fixtures, adversarial), the tests' helpers, and every test folder: a test module may import a
+# few shared cases from another by its bare name (names are unique across the tree), whichever file runs alone.
+for _path in (TESTS, TESTS / "helpers"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
+for _path in dict.fromkeys(p.parent for p in sorted(TESTS.glob("**/test_*.py"))):
+    if str(_path) not in sys.path:
+        sys.path.append(str(_path))
 
 SOURCE = ROOT / "source" / "ch04_attention"
 RELEASE = ROOT / "release" / "ch04_attention"

@@ -16,11 +16,13 @@ from pathlib import Path
 
 from ..durable import replace_atomically
 from . import resources
+from .owner import NotYours, check_course, problem
 from .resources import CHAPTER, CONFIG
 
 
 class CourseExists(ValueError):
-    """The target already holds a course (or other files) and no --force / --merge was given."""
+    """The target cannot take the course: it already holds one (or other files) and no --force / --merge was
+    given, or another account controls it (``owner.NotYours``)."""
 
 
 @dataclass
@@ -40,6 +42,7 @@ def init_course(dest, *, force: bool = False, merge: bool = False, assignment: s
     them; ``force`` replaces this chapter's files (and, without ``merge``, the config).
     """
     dest = Path(dest).resolve()
+    _refuse_if_not_ours(dest)
     _refuse_if_occupied(dest, force=force, merge=merge, assignment=assignment)
     fresh = not dest.exists() or (dest.is_dir() and not dest.is_symlink() and not any(dest.iterdir()))
     result = InitResult(dest)
@@ -146,6 +149,22 @@ def add_doors(config: Path) -> list[str]:
             "chapter through the hardened grader; other assignments keep nbgrader's own execution"]
 
 
+def _refuse_if_not_ours(dest: Path) -> None:
+    """A course folder another account controls (owns, may write to, or may rename away) is refused before
+    anything is written: its owner could replace ``nbgrader_config.py`` before the next command runs it."""
+    try:
+        if os.path.lexists(dest):
+            check_course(dest)
+        else:                                        # the folder init makes: whoever may rename it is above
+            existing = next(p for p in dest.parents if os.path.lexists(p))
+            for above in [existing, *existing.parents]:
+                why = problem(above, "a folder above the course", above=True)
+                if why:
+                    raise NotYours(why)
+    except NotYours as exc:
+        raise CourseExists(f"{exc}; init wrote nothing") from None
+
+
 def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str) -> None:
     if force or not dest.exists():
         return
@@ -166,14 +185,20 @@ def _refuse_if_occupied(dest: Path, *, force: bool, merge: bool, assignment: str
 def next_steps(course: Path, assignment: str = CHAPTER) -> str:
     """What an instructor runs next, for the ``init`` command's last lines: the README's semester, command by
     command, with the interpreter that runs now (the one that has this package and nbgrader), not whatever
-    ``python`` or ``nbgrader`` is first on the PATH."""
+    ``python`` or ``nbgrader`` is first on the PATH. Its folder goes first on the PATH: nbgrader makes a new
+    gradebook by running ``alembic`` from the PATH (init makes the SQLite one beforehand, but not a server's),
+    and on PostgreSQL the first command failed there, after removing release/, leaving tables without nbgrader's
+    version stamp (tests/env/postgres/test_semester_commands.py runs every line on both gradebooks)."""
     py = shlex.quote(sys.executable)
     me, nb = f"{py} -m autograder", f"{py} -m nbgrader"
     return "\n".join([
         "Next (the README's semester, command by command):",
         f"  cd {shlex.quote(str(course))}",
+        f"  export PATH={shlex.quote(str(Path(sys.executable).parent))}:\"$PATH\"   # nbgrader runs alembic from the "
+        "PATH to make a new gradebook",
         f"  # add c.Exchange.root = \"/srv/nbgrader/exchange\" to {CONFIG}; students need the same root and",
-        "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails",
+        "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails;",
+        f"  # a gradebook on PostgreSQL: set c.CourseDirectory.db_url = \"postgresql://...\" there now",
         f"  {nb} generate_assignment {assignment} --force   # records the assignment in gradebook.db",
         f"  {nb} release_assignment {assignment}           # or hand out release/{assignment}/*.ipynb",
         f"  {me} watch --course .                # optional: feedback on each submission",

@@ -13,9 +13,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .owner import CONFIG, check_course
 from .resources import packaged_course
 
-CONFIG = "nbgrader_config.py"
 DEFAULT_COURSE_ID = "attention-course"
 DEFAULT_ASSIGNMENT = "ch04_attention"     # the bundled chapter: seeds of work graded outside a course
 MAX_CONFIG_BYTES = 1 << 20
@@ -35,8 +35,11 @@ class Course:
 
 
 def load_course(root) -> Course:
-    """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent)."""
+    """The course at ``root`` with the settings of its nbgrader_config.py (defaults where absent). Every
+    command reads its course here, so here the course is checked to be the running account's alone
+    (``owner.check_course``: ``owner.NotYours``, one line, for a folder or file another account controls)."""
     root = Path(root).resolve()
+    check_course(root)                               # before its settings are read: NotYours if not the runner's
     settings, notes, unreadable = read_settings(root / CONFIG)
     course_id = settings.get("CourseDirectory", {}).get("course_id")
     if not isinstance(course_id, str) or not course_id:
@@ -46,7 +49,9 @@ def load_course(root) -> Course:
     if db_url is not None and not isinstance(db_url, str):
         notes.append(f"c.CourseDirectory.db_url in {root / CONFIG} is not a string; using the default gradebook")
         db_url = None
-    return Course(root, course_id, resolve_db_url(db_url, root), settings, tuple(notes), tuple(unreadable))
+    db_url = resolve_db_url(db_url, root)
+    check_course(root, db_url)                       # and its gradebook, now that the settings say where it is
+    return Course(root, course_id, db_url, settings, tuple(notes), tuple(unreadable))
 
 
 # Folders the grader reads in nbgrader's layout: it uses these names, whatever the config says.
@@ -140,6 +145,29 @@ def resolve_db_url(db_url: str | None, root: Path) -> str:
     return db_url
 
 
+def default_course(cwd: Path | None = None) -> Path:
+    """The course a command given no ``--course`` works on, as nbgrader's commands find it: the first
+    ``c.CourseDirectory.root`` among the nbgrader_config.py files nbgrader reads (the working folder's, then
+    the user's Jupyter config folder's, ``~/.jupyter`` on a Hub, then the system's), else the working folder.
+    On the README's Hub the instructor's home names the course so, and the grader ignored it."""
+    cwd = Path(os.path.abspath(cwd or os.getcwd()))
+    for folder in nbgrader_config_dirs(cwd):
+        root = read_settings(folder / CONFIG)[0].get("CourseDirectory", {}).get("root")
+        if isinstance(root, str) and root:
+            return Path(os.path.abspath(cwd / os.path.expanduser(root)))
+    return cwd
+
+
+def nbgrader_config_dirs(cwd: Path) -> list[Path]:
+    """The folders whose nbgrader_config.py nbgrader reads, the one that wins first."""
+    from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
+    found = []
+    for folder in (str(cwd), jupyter_config_dir(), *jupyter_config_path()):
+        if Path(folder) not in found:
+            found.append(Path(folder))
+    return found
+
+
 def find_course(start: Path) -> Path:
     """The nearest folder above ``start`` holding nbgrader_config.py and source/, else the packaged course."""
     start = Path(os.path.abspath(start))        # not resolved: a link in a submission is not followed
@@ -182,8 +210,9 @@ def choose_assignment(root: Path, given: str | None = None) -> str:
     if len(found) == 1:
         return found[0]
     if not found and not (Path(root) / CONFIG).is_file():
-        raise ValueError(f"{root} is not a course folder (it has no {CONFIG}): give the course folder with "
-                         f"--course, or create a course with {init_command(root)}")
+        raise ValueError(f"{root} is not a course folder (it has no {CONFIG}): give the course folder with --course "
+                         "(or name it as nbgrader reads it, c.CourseDirectory.root in ~/.jupyter/nbgrader_config.py), "
+                         f"or make a course in a folder of its own with {init_command('COURSE')}")
     if not found:
         raise ValueError(f"no assignment found: {Path(root) / 'source'}/<assignment>/ holds no notebooks and "
                          f"{Path(root) / 'submitted'}/<student>/ no folders; check --course, or add this "

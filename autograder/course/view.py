@@ -91,19 +91,20 @@ class CourseView:
 def course_settings(root) -> Course:
     """``load_course(root)``, read again only when nbgrader_config.py changed."""
     root = Path(root).resolve()
-    return _settings(root, _versions([root / CONFIG]))
+    return _settings(root, _versions([root, root / CONFIG]))
 
 
 def read_course(root, assignment: str) -> CourseView:
     """The view of ``assignment`` in the course at ``root``, cached while its files are unchanged."""
     root = Path(root).resolve()
     folders = (root / "source" / assignment, root / "release" / assignment)
-    files = [root / CONFIG, *(p for folder in folders for p in sorted(folder.glob("*.ipynb")))]
+    files = [root, root / CONFIG, *(p for folder in folders for p in sorted(folder.glob("*.ipynb")))]
     return _view(root, assignment, _versions(files))
 
 
 def _versions(paths) -> tuple:
-    """(path, mtime, size, inode) of each file; None for one that is not there."""
+    """(path, mtime, size, inode, owner, mode) of each file; None for one that is not there: a course whose
+    owner or modes changed is read (and checked, ``owner.check_course``) again."""
     found = []
     for path in paths:
         try:
@@ -111,7 +112,7 @@ def _versions(paths) -> tuple:
         except OSError:
             found.append((str(path), None))
             continue
-        found.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino))
+        found.append((str(path), st.st_mtime_ns, st.st_size, st.st_ino, st.st_uid, st.st_mode))
     return tuple(found)
 
 
@@ -122,7 +123,7 @@ def _settings(root: Path, versions: tuple) -> Course:
 
 @functools.lru_cache(maxsize=16)
 def _view(root: Path, assignment: str, versions: tuple) -> CourseView:
-    return CourseView(_settings(root, versions[:1]), assignment)
+    return CourseView(_settings(root, versions[:2]), assignment)
 
 
 def forget() -> None:

@@ -22,7 +22,6 @@ import sys
 
 from ..course.nbgrader_cli import tool_env
 from ..course.settings import Course
-from ..inert import is_text
 from ..records import OutputError, Record
 from .messages import Answer, Scores
 from .runlock import RunLocks
@@ -56,13 +55,14 @@ class GradebookWriter:
         writer never sees the end of its input."""
         return [f.fileno() for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr) if f and not f.closed]
 
-    def send(self, record: Record, submitted: str = "") -> None:
+    def send(self, record: Record, submitted: str = "", changed: bool = False) -> None:
         """One student's scores, as soon as the record is written: the writer records them while the rest
-        of the class is graded (``finish`` sends the others). A writer that died is reported by ``finish``."""
-        if record.student_id in self.sent or not is_text(record.student_id):
+        of the class is graded (``finish`` sends the others). A writer that died is reported by ``finish``.
+        ``changed``: the record graded other work than the record before it (``Scores.changed``)."""
+        if record.student_id in self.sent:
             return
         try:
-            self.proc.stdin.write(json.dumps(_scores(record, submitted).to_dict()) + "\n")
+            self.proc.stdin.write(json.dumps(_scores(record, submitted, changed=changed).to_dict()) + "\n")
             self.proc.stdin.flush()
         except (OSError, ValueError):
             return
@@ -95,11 +95,11 @@ class GradebookWriter:
             self.proc.wait()
 
 
-def _scores(record: Record, submitted: str, fresh: bool = True) -> Scores:
+def _scores(record: Record, submitted: str, fresh: bool = True, changed: bool = False) -> Scores:
     """What the writer records for one student; ``fresh``: graded by this run (only then may a cell a
-    person cleared be flagged again)."""
+    person cleared be flagged again); ``changed``: the work differs from what the last record graded."""
     return Scores(record.student_id, {g: c.earned for g, c in record.auto_cells.items()},
-                  {nb: tuple(why) for nb, why in review_flags(record).items()}, submitted, fresh)
+                  {nb: tuple(why) for nb, why in review_flags(record).items()}, submitted, fresh, changed)
 
 
 def _why(err: str) -> str:

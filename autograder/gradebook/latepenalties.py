@@ -30,12 +30,14 @@ class LatePenalties:
     def assign(self, gb, assignment: str, student: str) -> dict:
         """Set each notebook's ``late_submission_penalty`` as nbgrader does; return what was set."""
         submission = gb.find_submission(assignment, student)
-        late = submission.total_seconds_late
         for notebook in submission.notebooks:
-            notebook.late_submission_penalty = None
-            if late > 0:
-                notebook.late_submission_penalty = self._penalty(student, notebook, late)
+            self.assign_notebook(submission, notebook, student)
         return recorded_lateness(submission)
+
+    def assign_notebook(self, submission, notebook, student: str) -> None:
+        """One notebook's penalty, as nbgrader's AssignLatePenalties sets it after autograding it."""
+        late = submission.total_seconds_late
+        notebook.late_submission_penalty = self._penalty(student, notebook, late) if late > 0 else None
 
     def _penalty(self, student: str, notebook, late: float) -> float | None:
         assigner = self._load()
@@ -66,8 +68,7 @@ def load_assigner(course: Course):
         raise RuntimeError(f"{', '.join('c.' + n for n in unread)} in {course.root}/nbgrader_config.py is not a "
                            "plain value, so the grader cannot apply the course's late penalty as nbgrader "
                            "would; name the plugin as a string, e.g. 'late.SubMarks'")
-    if str(course.root) not in sys.path:
-        sys.path.insert(0, str(course.root))       # nbgrader runs in the course folder and finds late.py there
+    plugins_from(course.root)
     try:
         assigner = AssignLatePenalties(config=Config(course.settings))
         assigner.init_plugin()
@@ -78,6 +79,14 @@ def load_assigner(course: Course):
                            f"{_why(name, exc)}; fix the setting (module.Class, the module in the course "
                            "folder) and grade again") from exc
     return assigner
+
+
+def plugins_from(root: Path) -> None:
+    """The course folder first on ``sys.path``, where ``nbgrader autograde`` run in the course finds the plugin
+    module (``late.py``): nbgrader puts only its working folder there, and formgrader runs in the instructor's
+    home on a Hub, so its Autograde button could not import ``late`` and failed for every student."""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
 
 
 def _why(name, exc: Exception) -> str:

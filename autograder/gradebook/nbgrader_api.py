@@ -13,20 +13,32 @@ from .url import sqlite_path
 
 def stamp_new_sqlite(db_url: str) -> None:
     """What nbgrader's Gradebook does for a new database (record the alembic head it was made
-    at), done in-process: nbgrader asks a fresh `alembic heads` process, which takes seconds."""
+    at), done in-process: nbgrader asks a fresh `alembic heads` process, which takes seconds; and for a
+    gradebook a failed first command left without it (``unstamped``)."""
     path = sqlite_path(db_url)
     if path is None:
         return
-    if path.exists() and path.stat().st_size > 0:
-        return                                      # (alembic loads in about 0.1 s: only for a new one)
     import sqlite3
-    with sqlite3.connect(path) as db:
+    if path.exists() and path.stat().st_size > 0:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not unstamped(tables):
+            return                                  # (alembic loads in about 0.1 s: only for a new one)
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL);")
         db.execute("INSERT INTO alembic_version (version_num) VALUES (?);", (_alembic_head(),))
 
 
+def unstamped(tables) -> bool:
+    """nbgrader's tables without the alembic version nbgrader records beside them: what nbgrader's first command
+    leaves when it cannot run ``alembic`` (its Gradebook makes the tables, then asks alembic for the version).
+    The tables are nbgrader's models as they are now, so the head it would have recorded is the one to record."""
+    return "assignment" in tables and "alembic_version" not in tables
+
+
 def stamp_new(db_url: str) -> None:
-    """``stamp_new_sqlite``, and the same for a new, empty database on a server (PostgreSQL)."""
+    """``stamp_new_sqlite``, and the same for a new, empty database on a server (PostgreSQL); either way a
+    gradebook nbgrader left without its version stamp (``unstamped``) gets it."""
     if sqlite_path(db_url) is not None or db_url.startswith("sqlite:"):
         stamp_new_sqlite(db_url)
         return
@@ -35,7 +47,8 @@ def stamp_new(db_url: str) -> None:
     engine = create_engine(db_url, poolclass=NullPool)
     try:
         with engine.begin() as db:
-            if not inspect(db).get_table_names():
+            tables = inspect(db).get_table_names()
+            if not tables or unstamped(tables):
                 db.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
                 db.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": _alembic_head()})
     finally:

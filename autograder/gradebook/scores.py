@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.notebooks import CourseError, cell_source, nbgrader_meta, read_notebook, source_cells
-from ..inert import shown
+from ..inert import shown, visible
 from .latepenalties import LatePenalties, recorded_lateness
 from .messages import Answer, Scores
-from .transactions import short_transaction
+from .schema import BY_HAND, Limits, refusal, storable
+from .transactions import GradebookGone, database_error, is_conflict, is_gone, short_transaction
 
 
 def _source_cells(course: Path, assignment: str) -> list[tuple[str, dict]]:
@@ -44,6 +45,19 @@ def record_assignment(gb, course: Path, assignment: str) -> None:
                                             locked=bool(meta.get("locked")), checksum=checksum)
 
 
+def reweighted(gb, course: Path, assignment: str) -> dict[str, tuple[float | None, float]]:
+    """grade_id -> (the gradebook's maximum, or None where it has no such cell; the source's points) of
+    each grade cell whose points the gradebook does not hold."""
+    from nbgrader.api import MissingEntry
+    try:
+        held = {c.name: float(c.max_score) for nb in gb.find_assignment(assignment).notebooks for c in nb.grade_cells}
+    except MissingEntry:
+        held = {}
+    wanted = {nbgrader_meta(c)["grade_id"]: float(nbgrader_meta(c)["points"]) for _, c in _source_cells(course, assignment)
+              if nbgrader_meta(c).get("grade")}
+    return {g: (held.get(g), p) for g, p in wanted.items() if held.get(g) != p}
+
+
 def _handed_out(course: Path, assignment: str) -> dict:
     """(notebook, grade_id) -> the release's text of each answer cell: nbgrader records an answer cell's
     source and checksum with the solution cleared, so its "No response." test finds an untouched cell."""
@@ -71,33 +85,80 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
     Then, per student, how late the work was and what a person set there, read as it is at the end.
     With ``course`` (whose autograded notebooks are this gradebook's), unanswered cells get "No response."."""
     cells = short_transaction(gb, lambda: _grade_cells(gb, assignment), read_only=True)
+    limits = Limits.of(_api())
     students: list[str] = []
+    refused: dict[str, str] = {}
+    differed: dict[str, dict[str, float]] = {}
     for batch in _batches(scores):
         unfit = [problem for s in batch for problem in _unfit(s, cells)]
         if unfit:
             raise SystemExit(_unfit_message(assignment, unfit, students))
-        short_transaction(gb, lambda: _write_batch(gb, assignment, batch, late, ours, course), stats=stats)
-        students += [s.student for s in batch]
-    if not students and not getattr(scores, "received", True):
+        refused.update({s.student: why for s in batch if (why := refusal(s, limits))})
+        fit = [s for s in batch if s.student not in refused]
+        refused.update(_write_each(gb, fit, lambda some: differed.update(
+            _write_batch(gb, assignment, some, late, ours, course)), stats))
+        students += [s.student for s in fit if s.student not in refused]
+    if not students and not refused and not getattr(scores, "received", True):
         raise Gone("it sent no scores")
-    answer: dict = {}
+    answer: dict = {s: Answer(refused=why) for s, why in refused.items()}
     for names in _chunks(list(dict.fromkeys(students))):
-        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}), read_only=True)
+        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s, differed.get(s))
+                                                     for s in names}), read_only=True)
     return answer
 
 
-def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours, course) -> None:
+def _write_each(gb, batch: list[Scores], write, stats) -> dict[str, str]:
+    """``write(batch)`` as one transaction; if it fails for a reason of its rows (not a database gone, a
+    conflict that outlasted its retries or the run over), each student again alone, so that only the student
+    whose rows fail is left out. student -> why."""
+    if not batch:
+        return {}
+    try:
+        short_transaction(gb, lambda: write(batch), stats=stats)
+        return {}
+    except (Gone, GradebookGone):
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever a row raised is that row's: it is isolated below
+        if is_gone(exc) or is_conflict(exc):
+            raise
+        if len(batch) == 1:
+            return {batch[0].student: row_failure(batch[0].student, exc)}
+    refused: dict[str, str] = {}
     for s in batch:
-        _write_score(gb, assignment, s, course)
+        refused.update(_write_each(gb, [s], write, stats))
+    return refused
+
+
+def row_failure(student: str, exc: BaseException) -> str:
+    """One line: the database refused this student's rows, why, and what to do."""
+    cause = database_error(exc)
+    why = " ".join(str(getattr(cause, "orig", None) or cause).split("\n")[0].split())[:200]
+    return f"the gradebook refused the rows of {shown(student)} ({type(cause).__name__}: {why}); {BY_HAND}"
+
+
+def _api():
+    from .nbgrader_api import nbgrader_api
+    return nbgrader_api()
+
+
+def _write_batch(gb, assignment: str, batch: list[Scores], late: LatePenalties, ours,
+                 course) -> dict[str, dict[str, float]]:
+    """The batch's rows; per student whose record this run did not grade, the cells whose automatic score
+    in the gradebook was not the record's (what it was)."""
+    differed = {}
+    for s in batch:
+        if found := _write_score(gb, assignment, s, course):
+            differed[s.student] = found
         late.assign(gb, assignment, s.student)
     gb.db.flush()
     if not ours():
         raise Gone("before the scores were written")
+    return differed
 
 
-def _answer(gb, assignment: str, student: str) -> Answer:
+def _answer(gb, assignment: str, student: str, differed: dict[str, float] | None = None) -> Answer:
     submission = gb.find_submission(assignment, student)
-    return Answer.from_dict({**recorded_lateness(submission), **manual_work(submission)})
+    return Answer.from_dict({**recorded_lateness(submission), **manual_work(submission), "differed": differed or {}})
 
 
 def _batches(scores):
@@ -127,7 +188,7 @@ def _unfit(s: Scores, cells: dict[str, float]) -> list[str]:
                for g, v in s.earned.items() if g in cells and v > cells[g]])
 
 
-def _auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
+def auto_grade(grade, score: float, review: bool, *, fresh: bool) -> None:
     """The grader's score of one cell, and whether a person must grade it. A person's work is kept:
     a cell with a manual score is never flagged again, and a flag is set only on a cell this run
     graded (``fresh``) or never graded before, so a flag a person cleared stays cleared."""
@@ -163,11 +224,12 @@ def review_comment(notebook, reasons: list[str] | None, unanswered: frozenset = 
     """Why this notebook needs a person, as the auto comment of its answer cells (formgrader shows it
     beside the cell; generate_feedback's ``ForStudents`` leaves it out of the student's page); else
     "No response." on an answer cell left as handed out, as nbgrader's SaveAutoGrades writes it. A
-    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one."""
+    grader's own comment is never touched; an earlier run's reason goes when the notebook no longer needs one.
+    A reason may hold a student's text (a file name): formgrader shows it as it is, so it is ``inert.visible``."""
     text = None
     if reasons:
-        text, room = REVIEW_COMMENT + " ".join(reasons), MAX_COMMENT - len(KEPT_AT_TOP)
-        text = (text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP
+        text, room = REVIEW_COMMENT + " ".join(map(visible, reasons)), MAX_COMMENT - len(KEPT_AT_TOP)
+        text = storable((text if len(text) <= room else text[:room - 1] + "\u2026") + KEPT_AT_TOP)
     for comment in notebook.comments:
         comment.auto_comment = text or ("No response." if comment.name in unanswered else None)
 
@@ -193,14 +255,40 @@ def _cells(nb: dict) -> list:
     return [c for c in cells if isinstance(c, dict)] if isinstance(cells, list) else []
 
 
-def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> None:
+def _write_score(gb, assignment: str, s: Scores, course: Path | None = None) -> dict[str, float]:
+    """One student's rows; returns, for a record this run did not grade (``--resume``), each cell whose
+    automatic score in the gradebook was another (a door that graded otherwise, an edit): what it was."""
     submission = _submission(gb, assignment, s.student, s.submitted or None)
+    differed = {}
     for notebook in submission.notebooks:
         reasons = list(s.flags.get(notebook.name, ())) or None
         for grade in notebook.grades:
-            _auto_grade(grade, float(s.earned.get(grade.name, 0)), bool(reasons) and grade.max_score > 0,
-                        fresh=s.fresh)
+            score = float(s.earned.get(grade.name, 0))
+            if not s.fresh and grade.auto_score is not None and abs(float(grade.auto_score) - score) > 1e-6:
+                differed[grade.name] = float(grade.auto_score)
+            auto_grade(grade, score, bool(reasons) and grade.max_score > 0, fresh=s.fresh)
+        reasons = _on_other_work(notebook, reasons, s.changed)
         review_comment(notebook, reasons, no_response(course, assignment, s.student, notebook.name))
+    return differed
+
+
+OTHER_WORK = "the student handed in other work since a person scored"
+ON_OTHER_WORK = OTHER_WORK + (" {cells} (a resubmission, or an earlier one collected): that score stands on the new "
+                              "work until you look at it again")
+
+
+def _on_other_work(notebook, reasons: list[str] | None, changed: bool) -> list[str] | None:
+    """With ``changed`` (the work graded now is not the work a person scored), the cells of ``notebook`` a
+    person scored are flagged for that person again, and why is said; the score stays theirs. The reason
+    stays, on later runs, while such a cell is still flagged (until the person saves it in formgrader)."""
+    scored = [g for g in notebook.grades if g.manual_score is not None]
+    if changed:
+        for grade in scored:
+            grade.needs_manual_grade = True
+    elif not any(OTHER_WORK in (c.auto_comment or "") for c in notebook.comments):
+        return reasons
+    waiting = [g.name for g in scored if g.needs_manual_grade]
+    return [*(reasons or []), ON_OTHER_WORK.format(cells=", ".join(waiting))] if waiting else reasons
 
 
 class Gone(Exception):
@@ -212,10 +300,9 @@ def _unfit_message(assignment: str, unfit: list[str], written: list[str]) -> str
     what = (f"the scores of the {len(written)} students before them were written, the others not" if written
             else "nothing was written to it")
     return (f"the gradebook does not hold {assignment} as the rubric grades it ({'; '.join(unfit[:3])}{more}), "
-            f"so {what}. Its grade cells come from `nbgrader generate_assignment "
-            f"{assignment} --force`, which nbgrader refuses while submissions are recorded (an earlier "
-            "autograde that found no notebooks leaves empty ones): remove them or start a new gradebook, run "
-            "generate_assignment --force, then `grade --resume`. grades.csv and the feedback are written.")
+            f"so {what}. Its grade cells come from the source notebooks' points: run `python -m autograder "
+            f"release --course COURSE` (or `nbgrader generate_assignment {assignment} --force`), which records "
+            "them and keeps every score, comment and due date, then `grade --resume`.")
 
 
 def _submission(gb, assignment: str, student: str, submitted: str | None):
@@ -233,11 +320,12 @@ def _submission(gb, assignment: str, student: str, submitted: str | None):
 
 
 def _record_structure(gb, course: Path, assignment: str) -> None:
-    """Idempotent: completes a structure a killed run left half done."""
+    """Idempotent: completes a structure a killed run left half done, and brings the grade cells to the
+    points ``grade`` grades with (a cell re-weighted in source/ since ``generate_assignment``)."""
     from nbgrader.api import MissingEntry
     try:
         started = bool(gb.find_assignment(assignment).submissions)
     except MissingEntry:
         started = False
-    if not started:
+    if not started or reweighted(gb, course, assignment):
         record_assignment(gb, course, assignment)

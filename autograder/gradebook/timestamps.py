@@ -16,7 +16,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 MAX_BYTES = 256
@@ -41,6 +41,14 @@ def written_time(at: datetime) -> str:
         at = (at - at.utcoffset()).replace(tzinfo=None)
     return (f"{at.year:04d}-{at.month:02d}-{at.day:02d} {at.hour:02d}:{at.minute:02d}:{at.second:02d}"
             f".{at.microsecond:06d} UTC")
+
+
+def iso_time(at: datetime) -> str:
+    """The same instant as ISO 8601 with microseconds and its offset, as LTI's Assignment and Grade Services
+    read a score's timestamp (aware ``at``; a naive one is taken as UTC)."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=timezone.utc)
+    return at.isoformat(timespec="microseconds")
 
 
 def read_timestamp(folder: Path) -> Submitted:

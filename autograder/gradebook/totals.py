@@ -21,6 +21,7 @@ class Total:
     max_score: float
     email: str = ""
     submitted: bool = True
+    needs_manual_grade: bool = False      # a cell still awaits a person (formgrader): the score is not final
 
 
 def assignment_totals(db_url: str, course_id: str, assignment: str) -> list[Total]:
@@ -47,4 +48,4 @@ def _total(gb, api, assignment: str, student, maximum: float) -> Total:
     except api.MissingEntry:
         return Total(student.id, 0.0, maximum, student.email or "", submitted=False)
     score = max(0.0, float(submission.score or 0.0) - float(submission.late_submission_penalty or 0.0))
-    return Total(student.id, score, maximum, student.email or "")
+    return Total(student.id, score, maximum, student.email or "", needs_manual_grade=bool(submission.needs_manual_grade))

@@ -26,19 +26,31 @@ class GradebookGone(RuntimeError):
     """The gradebook's database cannot be reached any more."""
 
 
+def database_error(exc: BaseException) -> BaseException:
+    """The database's own error behind ``exc``: nbgrader's API rolls back and raises its ``InvalidEntry`` in
+    place of the SQLAlchemy error it caught (a conflict, a server gone), which stays in the chain."""
+    seen = exc
+    for _ in range(8):
+        if hasattr(seen, "orig") or (seen.__cause__ or seen.__context__) is None:
+            break
+        seen = seen.__cause__ or seen.__context__
+    return seen if hasattr(seen, "orig") else exc
+
+
 def sqlstate(exc: BaseException) -> str:
-    orig = getattr(exc, "orig", None)
+    orig = getattr(database_error(exc), "orig", None)
     return str(getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None) or "")
 
 
 def is_conflict(exc: BaseException) -> bool:
     """Another transaction got in the way: the whole batch can be done again."""
-    return sqlstate(exc) in CONFLICT_STATES or "database is locked" in str(exc)
+    return sqlstate(exc) in CONFLICT_STATES or "database is locked" in str(database_error(exc))
 
 
 def is_gone(exc: BaseException) -> bool:
     """The database went away (or was never there): no retry here helps."""
     state = sqlstate(exc)
+    exc = database_error(exc)
     text = str(exc)
     return (bool(getattr(exc, "connection_invalidated", False)) or state.startswith(GONE_STATES)
             or any(words in text for words in ("connection failed", "connection is bad", "server closed the connection",
@@ -67,7 +79,9 @@ def short_transaction(gb, work, *, read_only: bool = False, retry_for: float = R
             return result
         except _ReadDone as done:
             return done.result
-        except DBAPIError as exc:
+        except Exception as exc:  # noqa: BLE001 - the database's error, perhaps inside nbgrader's InvalidEntry
+            if not isinstance(database_error(exc), DBAPIError):
+                raise
             if is_gone(exc):
                 raise GradebookGone(gone_message(gb.engine.url, exc)) from None
             if not is_conflict(exc) or time.monotonic() - started > retry_for:

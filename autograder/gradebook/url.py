@@ -69,8 +69,10 @@ def check_course_gradebook(db_url: str, *, course: Path, out: Path, assignment: 
                            what: str) -> None:
     """The course's own gradebook (``db_url``), which a run may start only when nothing shows one was used
     before (``earlier_run``): a gradebook gone missing (moved, a copy of the course, a mistyped ``db_url``) would take the
-    manual grades, comments and due dates with it, silently. ValueError naming the expected file and
-    ``--create-gradebook`` (which starts a new one anyway)."""
+    manual grades, comments and due dates with it, silently. So is an empty one there (no submission of the
+    assignment): nbgrader's own commands and formgrader make a new gradebook wherever ``db_url`` points, and
+    ``--resume`` then wrote into it as if nothing were lost. ValueError naming the expected gradebook and
+    ``--create-gradebook`` (which starts a new one, or grades into the empty one, anyway)."""
     path = sqlite_path(db_url)
     earlier = None if create or path is None or path.exists() else earlier_run(course, out, assignment)
     if earlier:
@@ -78,6 +80,53 @@ def check_course_gradebook(db_url: str, *, course: Path, out: Path, assignment: 
                          "used before and its manual grades, comments and due dates would be lost: put it back (or "
                          "correct db_url), or add --create-gradebook to start a new, empty one")
     check_gradebook_url(db_url, create=True, what=what)
+    answered = None if create else answered_run(out)
+    if answered and submissions_in(db_url, assignment) == 0:
+        raise ValueError(f"the course's gradebook {shown_url(db_url)} ({what}) holds no submission of {assignment}, "
+                         f"but {answered}: it is a new, empty gradebook (nbgrader makes one wherever db_url points when "
+                         "the old one is gone), and the old one's manual grades, comments and due dates are not in it: "
+                         "put the old one back (or correct db_url), or add --create-gradebook to grade into this one")
+
+
+def submissions_in(db_url: str, assignment: str) -> int | None:
+    """How many submissions of ``assignment`` the gradebook holds (0 for a database without nbgrader's
+    tables), read without writing; None when it cannot be read (the run then says why, as before)."""
+    from .readonly import read_only_url
+    url = read_only_url(db_url)
+    if url is None:
+        return 0
+    from sqlalchemy import create_engine, inspect, text
+    from sqlalchemy.pool import NullPool
+    try:
+        engine = create_engine(url, poolclass=NullPool)
+        try:
+            with engine.connect() as db:
+                if not {"assignment", "submitted_assignment"} <= set(inspect(db).get_table_names()):
+                    return 0
+                return int(db.execute(text("SELECT count(*) FROM submitted_assignment s JOIN assignment a ON "
+                                           "s.assignment_id = a.id WHERE a.name = :a"), {"a": assignment}).scalar())
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - an unreadable database is reported where the run opens it
+        return None
+
+
+def answered_run(out: Path) -> str | None:
+    """What shows that the gradebook held an earlier run's submissions: a row of its grades.csv whose lateness
+    the gradebook gave (a run whose gradebook could not be written says "unknown" there, and a later run
+    may fill a still empty gradebook), or None."""
+    import csv
+    try:
+        with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+            rows = csv.DictReader(f)
+            for n, row in enumerate(rows):
+                if row.get("seconds_late") not in (None, "", "unknown"):
+                    return f"{out / 'grades.csv'} holds the scores it gave an earlier run"
+                if n > 10_000:
+                    break
+    except (OSError, ValueError, csv.Error):
+        return None
+    return None
 
 
 def earlier_run(course: Path, out: Path, assignment: str) -> str | None:

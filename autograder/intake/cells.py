@@ -34,6 +34,7 @@ class Nbgrader:
     locked: bool = False
     points: float | None = None
     valid: bool = True
+    checksum: str | None = None       # what nbgrader's generate_assignment wrote (``intake.compare.released_so``)
 
     @property
     def flags(self) -> tuple:
@@ -133,7 +134,9 @@ def _settings(meta, where: str, faults: list[str]) -> Nbgrader | None:
     flags = {k: nbg.get(k) is True for k in _FLAGS}
     points = nbg.get("points")
     points = float(points) if _is_points(points) else None
-    return Nbgrader(gid, **flags, points=points, valid=not problems)
+    checksum = nbg.get("checksum")
+    checksum = checksum if isinstance(checksum, str) and len(checksum) == 32 else None
+    return Nbgrader(gid, **flags, points=points, valid=not problems, checksum=checksum)
 
 
 def _setting_problems(nbg: dict) -> list[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..course.notebooks import cell_source, nbgrader_meta
 from ..intake.cells import normalise
-from ..inert import visible_bytes
+from ..inert import visible, visible_bytes
 from ..intake.secret import SECRET
 from ..records import Record, earned as earned_points, laid_out
 from .wholefolder import replace_folder
@@ -105,8 +105,8 @@ def grade_outputs(record: Record, grade_id: str) -> list[dict]:
     checks = [c for c in record.checks if c.grade_id == grade_id]
     if not checks:
         return []                                    # a visible-test cell (0 points): nothing to show
-    lines = "".join(_wrapped(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points:g}/{c.max_points:g}): "
-                             f"{c.message}") for c in checks)
+    lines = "".join(_wrapped(visible(f"[{'PASS' if c.passed else 'FAIL'}] {c.check} ({c.points:g}/{c.max_points:g}): "
+                                     f"{c.message}")) for c in checks)      # a student's exception text: inert
     earned = float(earned_points(checks))
     return [{"name": "stdout", "output_type": "stream", "text": lines},
             {"data": {"text/plain": repr(earned)}, "execution_count": None, "metadata": {},
@@ -150,14 +150,16 @@ def as_list(reasons: list[str]) -> str:
     return "\n".join(f"- {as_words(r)}" for r in reasons)
 
 
-_LITERAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "`$`"}     # `$`: MathJax never reads code
+_LITERAL = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "$": "`$`", "\\": "`\\`"}   # MathJax never reads code: no
+#                                                     $...$, \(...\) or \begin{...} of a student's is typeset
 
 
 def as_words(text: str) -> str:
-    """``text`` on one line as markdown shows it exactly: each ASCII punctuation mark escaped (CommonMark),
-    &, < and > as entities, $ as code."""
+    """``text`` on one line as markdown shows it exactly: hidden characters (bidi, zero-width, escape
+    sequences) as escapes (``inert.visible``), each ASCII punctuation mark escaped (CommonMark), &, < and >
+    as entities, $ and the backslash as code (MathJax reads neither there)."""
     return "".join(_LITERAL.get(ch) or ("\\" + ch if ch in string.punctuation else ch)
-                   for ch in " ".join(str(text).split()))
+                   for ch in " ".join(visible(text).split()))
 
 
 def no_grade_controls(cells: list) -> None:
@@ -182,12 +184,16 @@ def make_inert(cells: list[dict], given: dict) -> None:
     markdown or raw cell the handout does not hold becomes a markdown cell holding a fenced text block, which
     every renderer shows as text (no tag, link or image of the student's is ever rendered, in any template).
     A raw cell is not left raw: nbconvert's HTML exporters copy a raw cell's source into the page as it
-    is when its format is empty or HTML, and a renderer's defaults decide that, not its metadata."""
+    is when its format is empty or HTML, and a renderer's defaults decide that, not its metadata. A code cell
+    of the student's keeps its text, every hidden character in it (a bidi override) shown as an escape.
+    Every student string reaches a notebook through ``inert.visible``, as it reaches our pages (``html.escape``)."""
     handed = {(c["cell_type"], normalise(cell_source(c))) for c in given["cells"]
-              if c["cell_type"] in ("markdown", "raw")}
+              if c["cell_type"] in ("markdown", "raw", "code")}
     for cell in cells:
         kind = cell["cell_type"]
-        if kind in ("markdown", "raw") and (kind, normalise(cell["source"])) not in handed:
+        if kind == "code" and (kind, normalise(cell["source"])) not in handed:
+            cell["source"] = visible(cell["source"])         # a student's bidi reorders the code a person reads
+        elif kind in ("markdown", "raw") and (kind, normalise(cell["source"])) not in handed:
             cell["cell_type"], cell["source"] = "markdown", as_text(cell["source"])
             cell.pop("attachments", None)
             for key in ("format", "raw_mimetype"):
@@ -195,7 +201,9 @@ def make_inert(cells: list[dict], given: dict) -> None:
 
 
 def as_text(text: str) -> str:
-    """Markdown that shows ``text`` exactly: a fenced block whose fence is longer than any run of backticks."""
+    """Markdown that shows ``text`` exactly: a fenced block whose fence is longer than any run of backticks,
+    every hidden character in it (a bidi override reorders even a code block; an escape sequence) an escape."""
+    text = visible(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"

@@ -66,8 +66,9 @@ def review_block(record: Record, notebook: str | None = None) -> str:
     """What a student's page says of a review (of ``notebook``, or the whole submission): that it awaits
     one, with the reasons that accuse nobody (a damaged file, say). What the grader suspects about
     integrity is never said here: a person tells the student, in a comment of their own. Nothing once a
-    person has graded the review."""
-    if not record.open_review:
+    person has graded the review. A notebook's page speaks of its own review only: a notebook with no reason
+    of its own, nor of the whole submission, awaits none (every page said so when one notebook was flagged)."""
+    if not record.open_review or (notebook and not record.review_reasons(notebook)):
         return ""
     items = "".join(f"<li>{escape(p)}</li>" for p in record.told_student(notebook))
     what = "This notebook" if notebook else "This submission"
@@ -123,7 +124,8 @@ def plots(checks) -> list[str]:
             continue
         seen.add(c.grade_id)
         title = f"{c.grade_id}: {c.check.replace('_', ' ')}"
-        out.append(figure(svg.heatmaps(d["student_weights"], d.get("expected_weights", []), title)))
+        student, expected = d["student_weights"], d.get("expected_weights", [])
+        out.append(figure(svg.heatmaps(student, expected, title), svg.heatmap_table(student, expected)))
     return out
 
 

@@ -30,10 +30,11 @@ def escape(text: object, quote: bool = True) -> str:
 
 
 def page(title: str, body: str) -> str:
+    """A whole page, its content in a ``<main>`` landmark (where a screen reader's user jumps to)."""
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n"
-            f"<h1>{escape(title)}</h1>\n{body}\n</body></html>\n")
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body>\n<main>\n"
+            f"<h1>{escape(title)}</h1>\n{body}\n</main>\n</body></html>\n")
 
 
 def table(headers, rows) -> str:
@@ -42,9 +43,14 @@ def table(headers, rows) -> str:
     return f"<table><tr>{head}</tr>\n{body}</table>"
 
 
-def figure(svg_markup: str) -> str:
-    """An inline SVG chart (made by ``svg``, which escapes every text in it), so its tooltips work."""
-    return f'<figure class="chart">{svg_markup}</figure>'
+def figure(svg_markup: str, data: tuple[list[str], list[list[str]]]) -> str:
+    """An inline SVG chart (made by ``svg``, which escapes every text in it), so its tooltips work, with its
+    data as a table beside it (``data``: headers and rows of plain text, from ``svg``'s ``*_table``), which a
+    keyboard opens and a screen reader reads: no value is only in a colour or a tooltip."""
+    headers, rows = data
+    values = table(headers, ([escape(c) for c in row] for row in rows))
+    return (f'<figure class="chart">{svg_markup}<figcaption><details class="chart-data"><summary>The chart\'s '
+            f"values as a table</summary>{values}</details></figcaption></figure>")
 
 
 def message(text: str) -> str:

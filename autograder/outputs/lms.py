@@ -133,7 +133,7 @@ def _fill(rows, header, student_rows, totals, at: int, key_at: int, match: str, 
     """Write each matched student's total into column ``at``; name everyone who could not be matched."""
     for row in rows[1:]:
         row += [""] * (len(header) - len(row))
-    ours = _by_key(totals, match)
+    ours, shared = _by_key(totals, match)
     keys: dict[str, list[list[str]]] = {}
     for row in student_rows:
         keys.setdefault(_key(row[key_at], match), []).append(row)
@@ -150,11 +150,15 @@ def _fill(rows, header, student_rows, totals, at: int, key_at: int, match: str, 
             row[at] = score
             merged.filled += 1
             placed.add(ours[k].student)
-    alone = [t for t in totals if t.student not in placed]
+    alone = [t for t in totals if t.student not in placed and not any(t in ts for ts in shared)]
     if replaced:         # a score typed into the LMS (a regrade, an excuse) is someone's work: said, not lost
         merged.notes.append(f"{len(replaced)} score{'s' if len(replaced) != 1 else ''} already in the {lms} column "
                             f"{'were' if len(replaced) != 1 else 'was'} replaced by the gradebook's: "
                             f"{'; '.join(replaced[:20])}" + _more(replaced))
+    if shared:           # an identity that would merge two students places neither, and says so
+        merged.notes.append(f"{len(shared)} {'key is' if len(shared) == 1 else 'keys are'} shared by two students of "
+                            f"the gradebook, who got no score: "
+                            + "; ".join(" and ".join(shown(t.student) for t in ts) for ts in shared[:20]) + _more(shared))
     if unmatched:
         merged.notes.append(f"{len(unmatched)} row{'s' if len(unmatched) != 1 else ''} of the {lms} export got no "
                             f"score (left as they were): {'; '.join(unmatched[:20])}" + _more(unmatched))
@@ -175,18 +179,20 @@ def _replaces(old: str, new: str) -> bool:
     return not (_is_number(old) and float(old) == float(new))
 
 
-def _by_key(totals: list[Total], match: str) -> dict[str, Total]:
-    out: dict[str, Total] = {}
+def _by_key(totals: list[Total], match: str) -> tuple[dict[str, Total], list[list[Total]]]:
+    """key -> the one student it names, and the students of each key that two share (neither is placed)."""
+    out: dict[str, list[Total]] = {}
     for total in totals:
-        k = _key(total.email if match == "email" else total.student, match)
-        if k:
-            out[k] = total if k not in out else Total("", 0, 0)      # two students, one key: neither is placed
-    return {k: t for k, t in out.items() if t.student}
+        if k := _key(total.email if match == "email" else total.student, match):
+            out.setdefault(k, []).append(total)
+    shared = [ts for ts in out.values() if len(ts) > 1]
+    return {k: ts[0] for k, ts in out.items() if len(ts) == 1}, shared
 
 
 def _key(value: str, match: str) -> str:
-    value = value.strip()
-    return value.casefold() if match == "email" else value
+    """What a row is matched by: a login or SIS id exactly as written (``alice `` is not ``alice``: two students
+    of the gradebook are never one row of the LMS); an e-mail address without its case or surrounding spaces."""
+    return value.strip().casefold() if match == "email" else value
 
 
 def _more(items: list) -> str:

@@ -27,7 +27,8 @@ def _rates(records: list[Record]) -> list[str]:
     if rates:
         labels, values = zip(*rates)
         out.append(figure(svg.bars(labels, values, "Failure rate per check, highest first",
-                                   "% of students failing", "%", top=100)))
+                                   "% of students failing", "%", top=100),
+                          svg.bar_table(labels, values, "% of students failing", "%")))
     if clean:
         out.append(f"<p>{clean} checks were passed by every student.</p>")
     return out
@@ -38,7 +39,8 @@ def _misconceptions(records: list[Record]) -> list[str]:
     if not found:
         return []
     labels, counts = zip(*found)
-    return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"))]
+    return [figure(svg.bars(labels, counts, "Misconceptions diagnosed, most frequent first", "students"),
+                   svg.bar_table(labels, counts, "students"))]
 
 
 def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
@@ -53,11 +55,24 @@ def _undiagnosed(records: list[Record], names: dict[str, str]) -> list[str]:
 
 
 def _review(records: list[Record], late: dict[str, Lateness], names: dict[str, str]) -> list[str]:
-    review = [r for r in records if r.needs_review]
-    rows = ([_link(r.student_id, names), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
-             ("<strong>graded by hand</strong><br>" if r.reviewed else "") +
-             "<br>".join(escape(p) for p in r.for_instructor)] for r in review)
-    return ["<h2>Students needing review</h2>", table(["student", "total", "why"], rows) if review else "<p>None.</p>"]
+    """The students the summary says need review, each once; then those a person has graded since (the
+    summary's "reviewed by hand"), which the section listed among them before."""
+    def rows(chosen):
+        return ([_link(r.student_id, names), f"{score(r.total, late.get(r.student_id)):g}/{r.max_total}",
+                 "<br>".join(escape(p) for p in r.for_instructor)] for r in chosen)
+    waiting = [r for r in records if r.open_review]
+    done = [r for r in records if r.needs_review and r.reviewed]
+    out = [f"<h2>Students needing review ({len(waiting)})</h2>",
+           table(["student", "total", "why"], rows(waiting)) if waiting else "<p>None.</p>"]
+    if done:
+        out += [f"<h2>Reviewed by hand ({len(done)})</h2>", table(["student", "total", "why it was flagged"], rows(done))]
+    return out
+
+
+def _review_count(records: list[Record]) -> str:
+    """What the summary table and the review sections say: how many need review, and how many a person graded."""
+    waiting, done = sum(r.open_review for r in records), sum(r.needs_review and r.reviewed for r in records)
+    return f"{waiting} need review" + (f" ({done} more reviewed by hand)" if done else "")
 
 
 def report_html(records: list[Record], assignment: str, late: dict[str, Lateness] | None = None,
@@ -71,8 +86,8 @@ def report_html(records: list[Record], assignment: str, late: dict[str, Lateness
     parts = [
         f"<p>{len(records)} submissions; mean {mean(totals):.1f}, median {median(totals):g} of {max_total} "
         "(after late penalties); "
-        f"{sum(t >= max_total for t in totals)} full marks; {sum(r.open_review for r in records)} need review.</p>",
-        figure(svg.histogram(totals, max_total))]
+        f"{sum(t >= max_total for t in totals)} full marks; {_review_count(records)}.</p>",
+        figure(svg.histogram(totals, max_total), svg.histogram_table(totals))]
     parts += _rates(records) + _misconceptions(records) + _undiagnosed(records, names) + _review(records, late, names)
     parts += _lateness_section(records, late, names) + _delivery_section(delivery) + _before_deadline(before)
     return page(f"Grading report: {assignment}", "\n".join(parts))

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..course.settings import Course
 from ..gradebook.lateness import Lateness, submission_times
 from ..gradebook.messages import Answer
-from ..inert import is_text, shown
+from ..inert import shown
 from ..records import OutputError, Record
 
 
@@ -19,6 +19,7 @@ class Written:
     records: list[Record]
     late: dict[str, Lateness]
     errors: list[str]
+    notes: list[str] = field(default_factory=list)
 
 
 def write_outputs(out: Path, records: list[Record], *, settings: Course, assignment: str,
@@ -37,7 +38,9 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     from .report import write_report
     records = sorted(records, key=lambda r: r.student_id)
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
-    late, answer, errors = _lateness(gradebook, records, settings.root, assignment, fresh)
+    late, answer, errors, failed = _lateness(gradebook, records, settings.root, assignment, fresh)
+    if failed and (out / "grades.csv").exists():         # not one student's refused rows: the gradebook's failure
+        return Written(records, late, [*errors, KEPT])
     records = [with_manual_work(r, answer.get(r.student_id)) for r in records]
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery, secrets = [], _secrets(settings.root, assignment, records)
@@ -51,7 +54,29 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     from ..journal.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
-    return Written(records, late, errors)
+    return Written(records, late, errors, disagreements(records, answer))
+
+
+def disagreements(records: list[Record], answer: dict[str, Answer]) -> list[str]:
+    """One line per student whose gradebook held other automatic scores than the record it was not regraded
+    from (``grade --resume``): the record's were written back, and the instructor is told which and why."""
+    notes = []
+    for r in records:
+        differed = answer[r.student_id].differed if r.student_id in answer else {}
+        if differed:
+            cells = ", ".join(f"{g} {old:g} (the record: {r.auto_cells[g].earned:g})" if g in r.auto_cells
+                              else f"{g} {old:g}" for g, old in sorted(differed.items()))
+            notes.append(f"the gradebook held other automatic scores for {shown(r.student_id)} than its record: {cells}; "
+                         "another grading of the same submission wrote them (nbgrader's own autograde, the Autograde "
+                         "button), so the record's scores were written back and grades.csv, the pages and nbgrader "
+                         "export agree again")
+    return notes
+
+
+GRADEBOOK = "the gradebook: "
+KEPT = ("grades.csv, the feedback pages, results.json and the report of the earlier run are kept, not rewritten: they "
+        "show what a person set in the gradebook (manual scores, comments, late penalties), which this run could not "
+        "read, and would lose it; fix the gradebook, then run grade --resume")
 
 
 def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str]:
@@ -65,7 +90,8 @@ def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str
         cells = ", ".join(f"{g} ({r.cells[g].earned:g} by hand; the checks now give {r.auto_cells[g].earned:g} "
                           f"of {r.auto_cells[g].max:g})" for g in r.manual_cells)
         notes.append(f"{shown(r.student_id)} resubmitted after a person scored {cells}: the score given by hand "
-                     "still counts on the new work, and its comment is still shown; look at it again in formgrader")
+                     "still counts on the new work, and its comment is still shown; the cell is flagged for you: "
+                     "look at it again in formgrader")
     return notes
 
 
@@ -80,23 +106,21 @@ def with_manual_work(record: Record, answer: Answer | None) -> Record:
 
 
 def _lateness(gradebook, records: list[Record], course: Path, assignment: str,
-              fresh=None) -> tuple[dict, dict, list[str]]:
+              fresh=None) -> tuple[dict, dict, list[str], bool]:
     """Each student's Lateness (the submission time from timestamp.txt, the rest from the gradebook)
-    and the gradebook's whole answer per student."""
+    the gradebook's whole answer per student, the errors (each refused student's, then the gradebook's failure)
+    and whether the gradebook failed as a whole."""
     times = submission_times(course, assignment, [r.student_id for r in records])
-    storable = [r for r in records if is_text(r.student_id)]
-    errors = [f"the gradebook: the student id {shown(r.student_id)} is not UTF-8 text, which nbgrader's "
-              "gradebook cannot hold; enter this student's grade by hand" for r in records
-              if not is_text(r.student_id)]
     answer: dict = {}
-    error = _attempt("the gradebook", lambda: answer.update(
-        gradebook.finish(storable, {s: t.text() for s, t in times.items() if is_text(s)}, fresh) or {}))
+    error = _attempt(GRADEBOOK[:-2], lambda: answer.update(
+        gradebook.finish(records, {s: t.text() for s, t in times.items()}, fresh) or {}))
+    refused = {s: a.refused for s, a in answer.items() if a.refused}      # only these students' rows failed
     late = {s: Lateness.from_gradebook(answer.get(s), t) for s, t in times.items()}
-    if error:                  # no output may say "no penalty" when the gradebook could not say how late
+    if error or refused:       # no output may say "no penalty" when the gradebook could not say how late
         late = {s: replace(v, unknown="lateness unknown: the gradebook could not be updated, so no late penalty "
                            "was computed; fix the gradebook error and grade again with --resume")
-                for s, v in late.items()}
-    return late, answer, errors + ([error] if error else [])
+                if error or s in refused else v for s, v in late.items()}
+    return late, answer, [GRADEBOOK + why for why in refused.values()] + ([error] if error else []), bool(error)
 
 
 def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, bytes | str | None]:

@@ -115,11 +115,12 @@ class Record:
     @cached_property
     def auto_cells(self) -> dict[str, CellScore]:
         """grade_id -> earned (by the checks) and maximum of that cell, in the order the checks ran."""
-        out: dict[str, CellScore] = {}
-        for c in self.checks:
-            old = out.get(c.grade_id, CellScore(c.notebook, 0, 0))
-            out[c.grade_id] = CellScore(old.notebook, points(old.earned + c.points), points(old.max + c.max_points))
-        return out
+        sums: dict[str, list] = {}
+        for c in self.checks:                     # summed whole, rounded once: a rounding per check drifted
+            cell = sums.setdefault(c.grade_id, [c.notebook, 0.0, 0.0])     # (8 points over weights 2,1,1,1,1: 7.999999)
+            cell[1] += c.points
+            cell[2] += c.max_points
+        return {g: CellScore(nb, points(earned), points(most)) for g, (nb, earned, most) in sums.items()}
 
     @cached_property
     def cells(self) -> dict[str, CellScore]:
@@ -236,11 +237,12 @@ def _number(value) -> int | float:
 
 
 def _sum_by(checks, key) -> dict[str, Score]:
-    out: dict[str, Score] = {}
+    sums: dict[str, list] = {}
     for c in checks:
-        old = out.get(key(c), Score(0, 0))
-        out[key(c)] = Score(points(old.earned + c.points), points(old.max + c.max_points))
-    return out
+        found = sums.setdefault(key(c), [0.0, 0.0])
+        found[0] += c.points
+        found[1] += c.max_points
+    return {k: Score(points(earned), points(most)) for k, (earned, most) in sums.items()}
 
 
 def check_result(grade_id: str, item, outcome) -> CheckResult:

@@ -25,25 +25,30 @@ grade cells only, so no feedback page shows one, and a student's own text never 
 note at its top, the auto comment of its answer cells) is for the instructor in formgrader; the student's
 page says only that the notebook awaits review, and nothing once no cell does. A comment a person writes
 in formgrader is theirs and is shown, as nbgrader shows it.
-nbgrader selects a student's notebooks by name before any of this runs: a renamed notebook is graded
-by ``grade`` only (nbgrader scores the missing name 0).
+nbgrader selects a student's notebooks by name before any of this runs (a renamed notebook is an unknown
+one to it, and the missing name scores 0): for each notebook ``grade`` graded from a renamed copy, the door
+writes what ``grade`` writes (``run.renamed``), so every door agrees on it.
 """
 from __future__ import annotations
 
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
 from nbgrader.utils import is_grade
-from traitlets import Float, List
+from traitlets import Dict, Float, List
 
 from ..course.notebooks import handout, strip_hidden_tests
+from ..gradebook.latepenalties import plugins_from
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert,
                                   no_grade_controls, review_notes)
 from .batch import student_job
 from .executors import InProcess, drain
 from .job import current_submission
+from .renamed import renamed_notebooks, score_renamed, write_renamed
 from .server import SERVER
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
@@ -62,17 +67,28 @@ class SandboxedExecute(NbGraderPreprocessor):
     display_data_priority = _priority()
     keep_server = Float(KEEP_SERVER, config=True, help="Seconds the sandbox's fork server (about 73 MB with its "
                         "ready workers) outlives an autograde in a long-lived process such as formgrader's")
+    limits = Dict(config=True, help="The sandbox's limits for this door, by name (autograder.sandbox.limits.Limits: "
+                  "cell_seconds, call_seconds, total_seconds, overrun_seconds, ...); the defaults where not given")
+
+    def __init__(self, **kwargs):
+        """Made before the steps after it (nbgrader makes them in order), so AssignLatePenalties finds the
+        course's plugin module wherever the door runs (formgrader in the instructor's home, say)."""
+        super().__init__(**kwargs)
+        plugins_from(course_root(self))
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
         course = course_root(self)
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
-        record = graded_submission(course, info["assignment"], info["student"], self.keep_server)
+        record = graded_submission(course, info["assignment"], info["student"], self.keep_server, self.limits)
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
         resources["autograder_person_flags"] = person_flags(info)
+        if _GRADED.get("renamed"):                     # graded by ``grade`` under a name nbgrader skipped
+            write_renamed(_GRADED["renamed"], output_folder(self, info))
+            resources["autograder_renamed"] = (record, _GRADED["renamed"], course)
         return nb, resources
 
 
@@ -98,6 +114,8 @@ class FlagForReview(NbGraderPreprocessor):
         kept = resources.get("autograder_person_flags") or {}
         if "autograder_review" in resources:
             no_grade_controls(nb.cells)           # after SaveAutoGrades recorded them: as ``grade`` writes them
+        if resources.get("autograder_renamed"):
+            _score_renamed(resources)
         if not reasons and not kept:
             return nb, resources                  # another assignment, or nothing a person did or must do
         from nbgrader.api import Gradebook
@@ -115,6 +133,25 @@ class FlagForReview(NbGraderPreprocessor):
                 review_comment(notebook, reasons)
             gb.db.commit()
         return nb, resources
+
+
+def _score_renamed(resources) -> None:
+    """The renamed notebooks' rows in the gradebook, as ``grade`` writes them (``run.renamed``)."""
+    from nbgrader.api import Gradebook
+
+    from ..course.settings import load_course
+    record, renamed, course = resources["autograder_renamed"]
+    with Gradebook(resources["nbgrader"]["db_url"]) as gb:
+        score_renamed(gb, resources["nbgrader"], record, renamed, load_course(course))
+        gb.db.commit()
+
+
+def output_folder(step, info: dict) -> Path:
+    """nbgrader's autograded folder of the student being graded (its converter's CourseDirectory)."""
+    coursedir = _coursedir(step)
+    if coursedir is None:
+        return course_root(step) / "autograded" / info["student"] / info["assignment"]
+    return Path(coursedir.format_path(coursedir.autograded_directory, info["student"], info["assignment"]))
 
 
 def flag(grade) -> None:
@@ -169,31 +206,53 @@ def _awaits_review(info: dict) -> bool:
 
 def course_root(step) -> Path:
     """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+    coursedir = _coursedir(step)
+    return Path(coursedir.root).resolve() if coursedir is not None else Path.cwd().resolve()
+
+
+def _coursedir(step):
+    """The CourseDirectory of the nbgrader converter ``step`` belongs to, or None."""
     parent = step
     while parent is not None:
-        coursedir = getattr(parent, "coursedir", None)
-        if coursedir is not None:
-            return Path(coursedir.root).resolve()
+        if getattr(parent, "coursedir", None) is not None:
+            return parent.coursedir
         parent = getattr(parent, "parent", None)
-    return Path.cwd().resolve()
+    return None
 
 
-def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER):
+def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER,
+                      limits: dict | None = None):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
     as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
     never on names, sizes or times a student controls. The sandbox's fork server ends ``keep_server``
-    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class)."""
+    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class).
+    ``limits``: ``c.SandboxedExecute.limits``."""
     from ..course.view import read_course
     view = read_course(course, assignment)
+    job = student_job(view, student, limits=_limits(limits))
     now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
         done = []
-        with SERVER.held(idle=keep_server) as server:
-            drain(InProcess(server), [student_job(view, student)], lambda job, graded: done.append(graded.record))
+        with tempfile.TemporaryDirectory(prefix="autograder-door-") as tmp, SERVER.held(idle=keep_server) as server:
+            job = replace(job, autograded=Path(tmp) / "autograded")            # as ``grade`` writes them
+            drain(InProcess(server), [job], lambda job, graded: done.append(graded.record))
+            renamed = renamed_notebooks(done[0], Path(tmp) / "autograded")
         _GRADED.clear()
-        _GRADED.update(key=(*now[:3], done[0].submission), record=done[0])
+        _GRADED.update(key=(*now[:3], done[0].submission), record=done[0], renamed=renamed)
     return _GRADED["record"]
+
+
+def _limits(given: dict | None) -> dict | None:
+    """``c.SandboxedExecute.limits`` checked: every name one of ``Limits``'s."""
+    from dataclasses import fields
+
+    from ..sandbox.limits import Limits
+    unknown = sorted(set(given or {}) - {f.name for f in fields(Limits)})
+    if unknown:
+        raise ValueError(f"c.SandboxedExecute.limits names {', '.join(map(repr, unknown))}, which is not a sandbox "
+                         f"limit; use the names of autograder.sandbox.limits.Limits")
+    return dict(given) if given else None
 
 
 def fill_grade_cells(nb, record, notebook: str) -> None:

@@ -66,6 +66,7 @@ class BatchResult:
     notes: list[str] = field(default_factory=list)
     regraded: list[str] = field(default_factory=list)   # records graded by an older rubric, notebooks or version
     changed: list[str] = field(default_factory=list)    # submissions changed since their record (resubmitted)
+    restored: list[str] = field(default_factory=list)   # autograded notebooks gone since their record (restored)
     late: dict = field(default_factory=dict)           # student -> Lateness, as the outputs show it
     kept: list[str] = field(default_factory=list)       # with --student: the others, from their records
 
@@ -141,22 +142,25 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
                                    create=plan.create_gradebook, what=f"c.CourseDirectory.db_url in {course / CONFIG}")
     # every file is renamed into place whole; the disk is waited for once, when the run ends
     with _counting_on_stop(out, plan.chosen, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
-        result = _plan(out, view, plan.chosen, current, plan.resume)
+        own = bool(plan.outputs) and db_url == settings.db_url          # autograded/ is this gradebook's
+        result = _plan(out, view, plan.chosen, current, plan.resume, own)
         result.notes += [*settings.notes, *stray_entries(course / "submitted"),
                          *without_assignment(course / "submitted", assignment)]
         todo = result.graded
-        bar = Progress(len(plan.chosen), done=len(result.skipped), enabled=plan.progress)
+        kept = [r for s in result.skipped if (r := read_record(out, s, assignment, current))]
+        bar = Progress(len(plan.chosen), done=len(result.skipped), enabled=plan.progress,
+                       failed=sum(r.needs_review for r in kept))      # as the summary counts them
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
         gradebook = GradebookWriter(db_url, settings, assignment, locks) if plan.outputs else None
         jobs = []
         try:
             executor = executor or DaskCluster(scheduler, key=dask_key)      # once the course is known to grade
             executor.inherited = (*locks.fds, *(gradebook.fds() if gradebook else ()))
-            snapshot, autograded = secrets.token_hex(8), bool(plan.outputs) and db_url == settings.db_url
-            jobs = [student_job(view, s, limits=plan.limits, autograded=autograded, snapshot=snapshot) for s in todo]
+            snapshot = secrets.token_hex(8)
+            jobs = [student_job(view, s, limits=plan.limits, autograded=own, snapshot=snapshot) for s in todo]
             drain(executor, jobs, lambda job, graded: _finish(out, graded.record, bar=bar, errors=result.errors,
                                                               gradebook=gradebook, course=course,
-                                                              assignment=assignment))
+                                                              assignment=assignment, changed=result.changed))
             executor.close()                     # its processes end now, while the outputs are written
             result.records = [r for s in plan.everyone if (r := read_record(out, s, assignment, current))]
             result.notes += _not_current(view, plan.everyone, plan.chosen, result.records)
@@ -168,6 +172,7 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
                                         gradebook=gradebook, fresh=set(todo))
                 result.records, result.late = written.records, written.late
                 result.errors += written.errors
+                result.notes += written.notes
                 result.notes += manual_work_on_resubmissions(result.records, set(result.changed))
         except BaseException:
             if executor is not None:
@@ -189,24 +194,42 @@ def _remove_stages(jobs: list[Job]) -> None:
             remove_stages(job.autograded.parent)
 
 
-def _plan(out: Path, view: CourseView, chosen: list[str], current: str, resume: bool) -> BatchResult:
+def _plan(out: Path, view: CourseView, chosen: list[str], current: str, resume: bool,
+          autograded: bool = False) -> BatchResult:
     """Which of ``chosen`` to grade: all of them, or with ``resume`` those without a record of their
-    submission as it is now, graded by what grades now."""
+    submission as it is now, graded by what grades now, and (``autograded``: the run writes them) those
+    whose autograded notebooks are gone."""
     result = BatchResult(out)
     for student in chosen:
-        why = _outdated(read_record(out, student, view.assignment), current, view, student) if resume else "asked"
+        record = read_record(out, student, view.assignment) if resume else None
+        why = _outdated(record, current, view, student, autograded) if resume else "asked"
         (result.graded if why else result.skipped).append(student)
-        {"grader": result.regraded, "submission": result.changed}.get(why, []).append(student)
+        {"grader": result.regraded, "submission": result.changed, "autograded": result.restored}.get(
+            why, []).append(student)
     return result
 
 
-def _outdated(record: Record | None, current: str, view: CourseView, student: str) -> str | None:
+def _outdated(record: Record | None, current: str, view: CourseView, student: str,
+              autograded: bool = False) -> str | None:
     """Why ``record`` does not stand for the student's submission now: None when it does."""
     if record is None:
         return "missing"
     if record.fingerprint != current:
         return "grader"
-    return "submission" if record.submission != current_submission(view, student) else None
+    if record.submission != current_submission(view, student):
+        return "submission"
+    return "autograded" if autograded and _autograded_gone(view, record) else None
+
+
+def _autograded_gone(view: CourseView, record: Record) -> bool:
+    """Whether nbgrader's autograded notebooks that grading wrote for ``record`` are gone: a failed
+    ``nbgrader autograde`` (or formgrader's Autograde button) removes the student's folder, which
+    nbgrader had emptied first, and formgrader then lists the submission as not autograded. A record
+    that wrote none (its grading failed before; ``unwritten``) is not one of them."""
+    if record.unwritten or not record.files:
+        return False
+    folder = view.root / "autograded" / record.student_id / view.assignment
+    return not all((folder / f"{nb}.ipynb").is_file() for nb in notebooks_of(view).names)
 
 
 def _not_current(view: CourseView, everyone: list[str], chosen: list[str], records) -> list[str]:
@@ -260,9 +283,15 @@ def _gradebook_url(course: Course, url: str | None) -> str:
 
 
 def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], gradebook=None, course=None,
-            assignment: str = "") -> None:
+            assignment: str = "", changed: list[str] | None = None) -> None:
     """Write one record and send its scores to the gradebook writer (which records them while the rest is
-    graded); a write error (a full disk, say) is that student's, and the batch goes on."""
+    graded); a write error (a full disk, say) is that student's, and the batch goes on. ``changed`` gains the
+    student when the record graded other work than the one it replaces (a resubmission, an earlier one
+    collected with --before-duedate): a score a person gave stands on different work, and is flagged."""
+    earlier = read_record(out, record.student_id, assignment)
+    moved = bool(earlier and earlier.submission and record.submission and earlier.submission != record.submission)
+    if moved and changed is not None and record.student_id not in changed:
+        changed.append(record.student_id)
     try:
         with critical():                     # a stop signal waits until the record is whole
             write_record(out, record)
@@ -272,6 +301,6 @@ def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], grad
         if gradebook is not None:
             from ..gradebook.lateness import submission_times
             times = submission_times(course, assignment, [record.student_id])
-            gradebook.send(record, times[record.student_id].text())
+            gradebook.send(record, times[record.student_id].text(), changed=moved)
     errors += record.unwritten
     bar.advance(failed=record.needs_review)

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from ..intake.expected import notebooks_of
 from ..records import Record
+from ..sandbox.limits import Limits
 from .executors import drain
 from .hardened import job_for
 from .local_pool import LocalPool
 
 
-def check_submission(path, *, course=None, student_id=None, assignment: str | None = None) -> Record:
+def check_submission(path, *, course=None, student_id=None, assignment: str | None = None,
+                     limits: Limits | None = None) -> Record:
     """The record of the submission at ``path`` (``hardened.job_for`` says what the arguments default to);
     ValueError when ``path`` is not a submission."""
     executor = LocalPool(1, planned=True).start()
     try:
-        job = job_for(path, course=course, student_id=student_id, assignment=assignment)
+        job = job_for(path, course=course, student_id=student_id, assignment=assignment, limits=limits)
         notebooks_of(job.view)                              # a course that cannot grade stops here (CourseError)
         done = []
         drain(executor, [job], lambda job, graded: done.append(graded.record))

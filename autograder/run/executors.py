@@ -11,12 +11,31 @@ only when it is lost again (``give_up``: a failed record with ``job.died_text``)
 taken yet is queued again, uncharged: a death is charged to its cause only (a killed grading process
 once cost all 8 honest classmates queued behind it their grade; a dying Dask worker once cost an honest
 classmate 0/28).
+
+The watchdog is the executors' too: an executor that waits for its jobs (``finished(wait=True)``, in the
+batch's drain and ``watch``'s loop) wakes at least every ``WATCH_SECONDS`` and ends the grading of a job
+taken longer ago than its bound (``bound(job)``: ``Limits.grading_bound``) as if its process had died:
+lost, retried alone, charged when it overruns again. No grading can stall the run (issue 35, item 1).
 """
 from __future__ import annotations
 
 from collections import deque
 
 ATTEMPTS = 2     # a job lost this many times, the last time alone, is given up (a record for review)
+WATCH_SECONDS = 1.0     # a waiting executor looks at least this often for a grading past its bound
+
+
+def job_bound(job) -> float | None:
+    """Seconds the grading of ``job`` may take before the watchdog ends it; None for an item that is not a
+    grading job (``local_pool.run_pool``'s)."""
+    limits = getattr(job, "limits", None)
+    return limits.grading_bound(getattr(job, "visible", False)) if limits is not None else None
+
+
+def overran_text(bound: float) -> str:
+    """Why a job was lost to the watchdog (``job.died_text`` says it with the rest)."""
+    return (f"it was still being graded {bound:g} s after it started, past its time budget: the watchdog ended "
+            "its grading")
 
 
 def drain(executor, jobs, finish) -> None:
@@ -35,8 +54,8 @@ class Executor:
     where it runs. ``task(job)`` grades a job; ``give_up(job, why)`` is the result of one lost twice."""
     serial = False           # jobs are graded one at a time, in order (a caller may wait for each)
 
-    def __init__(self, task=None, give_up=None):
-        self.task, self.give_up = task or _grade, give_up or _died
+    def __init__(self, task=None, give_up=None, bound=None):
+        self.task, self.give_up, self.bound = task or _grade, give_up or _died, bound or job_bound
         self.queue: deque = deque()          # jobs to grade, uncharged
         self.suspects: deque = deque()       # jobs lost once: each is retried alone
         self.inflight: dict = {}             # the executor's handle of a job in flight -> the job
@@ -106,7 +125,8 @@ class Executor:
 
 class InProcess(Executor):
     """Grades each job in this process as it is submitted (nbgrader's door: nbgrader runs it in its own
-    process, which reads every notebook itself before our step). Nothing is lost that the process survives."""
+    process, which reads every notebook itself before our step). Nothing is lost that the process survives.
+    With no process of its own to end, its watchdog is each submission's (``hardened._side_by_side``)."""
     serial = True
 
     def __init__(self, server=None, task=None):

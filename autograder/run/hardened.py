@@ -4,7 +4,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -71,7 +70,8 @@ def grade_job(job: Job, server: ForkServer) -> Record:
     seed = student_seed(job.student, view.course_id, job.assignment)
     deadline = time.monotonic() + job.limits.total_seconds     # one time budget for the whole submission
     graded = _side_by_side(notebooks, lambda nb, stop, live: grade_notebook(
-        server, intake, nb, seed, job.limits, deadline, stop, live))
+        server, intake, nb, seed, job.limits, deadline, stop, live), deadline + job.limits.overrun_seconds,
+        job.limits.overrun_seconds)
     events = [e for g in graded for e in g.events]
     record = Record(job.student, scaled([c for g in graded for c in g.checks], view.cell_points),
                     assignment=job.assignment, fingerprint=fingerprint_of(view.grade_cells),
@@ -140,21 +140,75 @@ class GradedNotebook:
     sandbox: dict
 
 
-def _side_by_side(notebooks: list[str], grade) -> list:
+class GradingStalled(RuntimeError):
+    """A notebook's grading went on after the submission's watchdog had ended its workers."""
+
+
+def _side_by_side(notebooks: list[str], grade, limit: float, overrun: float) -> list:
     """``grade(notebook, stop, live)`` for every notebook, each in its own thread (their workers start and
-    run side by side). If this thread is interrupted (a stop signal), every worker is ended at once."""
-    stop, live = threading.Event(), []
-    pool = ThreadPoolExecutor(max_workers=max(len(notebooks), 1))
+    run side by side). If this thread is interrupted (a stop signal), every worker is ended at once.
+
+    The submission's watchdog: a notebook not graded by ``limit`` (time.monotonic) has its worker ended and
+    what it graded kept, flagged for review (its checks not yet run fail, saying the time ran out); one still
+    grading ``overrun`` seconds later is given up (``GradingStalled``). The threads are daemons: one that
+    never ends cannot keep the process (nbgrader's, which grades in its own) from ending."""
+    stop = threading.Event()
+    threads = [_Notebook(grade, nb, stop) for nb in notebooks]
     try:
-        futures = [pool.submit(grade, nb, stop, live) for nb in notebooks]
-        return [f.result() for f in futures]
+        if not _joined(threads, limit):
+            stop.set()
+            for thread in threads:
+                thread.overran(overrun)
+            if not _joined(threads, time.monotonic() + overrun):
+                raise GradingStalled(f"grading went on {overrun:g} s after the watchdog ended its workers")
+        return [thread.result() for thread in threads]
     except BaseException:
         stop.set()
-        for student in list(live):
-            student.abort()
+        for thread in threads:
+            thread.abort()
         raise
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _Notebook(threading.Thread):
+    """One notebook graded in a daemon thread: its result, or what it raised."""
+
+    def __init__(self, grade, notebook: str, stop: threading.Event):
+        super().__init__(name=f"autograder-{notebook}", daemon=True)
+        self.grade, self.notebook, self.stop, self.live = grade, notebook, stop, []
+        self.value, self.error = None, None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.value = self.grade(self.notebook, self.stop, self.live)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the grading thread (``result``)
+            self.error = exc
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+    def abort(self) -> None:
+        for student in list(self.live):
+            student.abort()
+
+    def overran(self, overrun: float) -> None:
+        """The watchdog's turn: a notebook still grading is noted for review and its worker ended."""
+        if not self.is_alive():
+            return
+        for student in list(self.live):
+            student.events.append(f"Grading {self.notebook}.ipynb was still running {overrun:g} s past the "
+                                  "submission's time budget: the grader's watchdog ended its worker, and the "
+                                  "checks not yet run were not graded.")
+        self.abort()
+
+
+def _joined(threads: list[threading.Thread], limit: float) -> bool:
+    """Whether every thread ended by ``limit`` (time.monotonic)."""
+    for thread in threads:
+        thread.join(max(limit - time.monotonic(), 0))
+    return not any(thread.is_alive() for thread in threads)
 
 
 def grade_notebook(server: ForkServer, intake: Intake, notebook: str, seed: int, limits: Limits, deadline: float,

@@ -9,23 +9,25 @@ sandboxed workers. The run's own process only hands out jobs and collects record
 that exhausts a grading process (its memory, say) costs that process, never the run.
 
 When a process dies, the pool breaks and every unfinished job with it; a shared flag per job says
-which ones a process had started: only those are suspects (``executors.Executor``'s policy), the
-others are queued again, uncharged.
+which ones a process had started (and when): only those are suspects (``executors.Executor``'s policy), the
+others are queued again, uncharged. The watchdog kills the processes when a job was started longer ago
+than its bound: that job is lost to it, and the others as to any death.
 """
 from __future__ import annotations
 
 import os
 import signal
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from .executors import ATTEMPTS, Executor, drain  # noqa: F401 - ATTEMPTS: the pool's, as the tests read it
+from .executors import ATTEMPTS, WATCH_SECONDS, Executor, drain, overran_text  # noqa: F401 - ATTEMPTS: as tests read it
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
 
 SLOTS = 1 << 16      # jobs one pool can take (its shared flags); then a new pool is started
-_STARTED = None      # in a grading process: the pool's shared flags, one per job, set when it takes the job
+_STARTED = None      # in a grading process: the pool's shared flags, one per job: when it took the job (monotonic)
 LOST = "a local grading process ended while grading it"
 
 
@@ -35,13 +37,14 @@ class LocalPool(Executor):
     server then starts no worker nobody takes). ``inherited``: descriptors the processes must close."""
 
     def __init__(self, workers: int = 1, *, planned: bool = False, inherited: tuple[int, ...] = (),
-                 task=None, give_up=None, sandbox: bool = True):
-        super().__init__(task, give_up)
+                 task=None, give_up=None, sandbox: bool = True, bound=None):
+        super().__init__(task, give_up, bound)
         self.workers, self.planned, self.inherited = workers, planned, tuple(inherited)
         self.sandbox = sandbox                # each process starts its fork server ahead
         self.serial = workers == 1
         self.pool = self.started = None
         self.slot = 0
+        self.overran: dict[int, str] = {}     # slot -> why the watchdog ended the job's process
 
     def start(self) -> LocalPool:
         """Fork the grading processes now (each starts its fork server): ready before the first job."""
@@ -61,7 +64,7 @@ class LocalPool(Executor):
             self.close()
             if self.sandbox:
                 _imported_before_fork()
-            self.started, self.slot = get_context("fork").Array("b", SLOTS, lock=False), 0
+            self.started, self.slot, self.overran = get_context("fork").Array("d", SLOTS, lock=False), 0, {}
             self.pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=get_context("fork"),
                                             initializer=worker_start,
                                             initargs=(os.getpid(), self.inherited, self.started, self.sandbox))
@@ -79,7 +82,7 @@ class LocalPool(Executor):
             self.slot += 1
 
     def _collect(self, block: bool) -> None:
-        ready, _ = wait(list(self.inflight), timeout=None if block else 0, return_when=FIRST_COMPLETED)
+        ready = self._ready(block)
         broken = [f for f in ready if isinstance(f.exception(), BrokenProcessPool)]
         if broken:                                     # every job in flight fails with it: collect them all
             wait(list(self.inflight))
@@ -94,8 +97,28 @@ class LocalPool(Executor):
         taken = [bool(self.started[slot]) for slot, _ in lost]
         if lost and not any(taken):                    # the pool broke before any process took a job
             taken = [True] * len(lost)
-        for (_, job), was_taken in zip(lost, taken):
-            self._lost(job, was_taken, LOST)
+        for (slot, job), was_taken in zip(lost, taken):
+            self._lost(job, was_taken, self.overran.pop(slot, LOST))
+
+    def _ready(self, block: bool) -> set:
+        """The futures done; with ``block`` at least one, the watchdog looking every ``WATCH_SECONDS``."""
+        while True:
+            ready, _ = wait(list(self.inflight), timeout=WATCH_SECONDS if block else 0, return_when=FIRST_COMPLETED)
+            self._watchdog()
+            if ready or not block:
+                return ready
+
+    def _watchdog(self) -> None:
+        """Kill the processes if a job was taken longer ago than its bound: its future (and every other in
+        flight) then fails as with any death, and the blame policy charges it."""
+        now, over = time.monotonic(), False
+        for fut, (slot, job) in self.inflight.items():
+            taken, bound = self.started[slot], self.bound(job)
+            if taken and bound is not None and now - taken > bound and not fut.done() and slot not in self.overran:
+                self.overran[slot] = overran_text(bound)
+                over = True
+        if over:
+            kill_workers(self.pool)
 
 
 def run_pool(task, items: list, finish, give_up, *, workers: int, inherited: tuple[int, ...] = ()) -> None:
@@ -127,8 +150,8 @@ def _ready() -> None:
 
 
 def _tracked(task, slot: int, job, ahead: int | None):
-    """In a grading process: mark ``job`` taken (the flag outlives this process), then grade it."""
-    _STARTED[slot] = 1
+    """In a grading process: mark ``job`` taken, with the time (the flag outlives this process), then grade it."""
+    _STARTED[slot] = time.monotonic()
     return task(job) if ahead is None else task(job, ahead=ahead)
 
 

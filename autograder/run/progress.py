@@ -1,4 +1,7 @@
-"""A progress line on stderr: done/total, submissions needing review, and the time left."""
+"""A progress line on stderr: done/total, submissions flagged for review, and the time left.
+
+"Flagged" counts every record the grader marked for review, those of this run and those ``--resume`` kept
+(``failed`` at the start): what the summary's "need review" and "reviewed by hand" add up to."""
 from __future__ import annotations
 
 import sys
@@ -6,8 +9,8 @@ import time
 
 
 class Progress:
-    def __init__(self, total: int, done: int = 0, enabled: bool = True, stream=None):
-        self.total, self.done, self.failed = total, done, 0
+    def __init__(self, total: int, done: int = 0, enabled: bool = True, stream=None, failed: int = 0):
+        self.total, self.done, self.failed = total, done, failed
         self.start_done, self.start = done, time.monotonic()
         self.enabled, self.stream = enabled, stream or sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
@@ -25,7 +28,7 @@ class Progress:
         elapsed = time.monotonic() - self.start
         eta = elapsed / rate_done * (self.total - self.done) if rate_done else 0.0
         return (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} graded, "
-                f"{self.failed} need review, ETA {int(eta) // 60}:{int(eta) % 60:02d}")
+                f"{self.failed} flagged for review, ETA {int(eta) // 60}:{int(eta) % 60:02d}")
 
     def _show(self) -> None:
         if not self.enabled:

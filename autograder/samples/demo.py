@@ -8,7 +8,7 @@ from ..course.create import init_course
 from ..course.settings import DEFAULT_ASSIGNMENT
 from ..run.batch import grade_batch
 from ..textreport import outputs_lines, summary_table
-from .sample_class import lay_out
+from .sample_class import lay_out, makeup
 
 MARKER = ".attention-course-demo"
 
@@ -41,6 +41,7 @@ def _clear_previous(workdir: Path) -> None:
 def run_demo(workdir: Path | None = None, workers: int | None = None) -> Path:
     """Grade the sample class in ``workdir`` (default ``./demo``) and print the summary table."""
     demo = prepare(Path(workdir) if workdir else Path.cwd() / "demo")
+    print(f"the sample class in {demo / 'submitted'}: {makeup()}")        # what the summary then counts
     result = grade_batch(course=demo, out=demo / "grading", workers=workers)
     print(summary_table(result.records, result.late))
     print(outputs_lines(result.out))

@@ -122,6 +122,15 @@ def students(sources: dict[str, str] | None = None) -> dict[str, dict]:
             **hostile_students(), **{k: {} for k in DAMAGED}}
 
 
+def makeup() -> str:
+    """What the sample class holds, counted from the lists that build it (`make demo` says it before grading)."""
+    fixtures, repeats = fixture_students(), [k for k in REPEATS if k in fixture_students()]
+    parts = [(len(fixtures), "one per fixture of the corpus of student code"), (len(REFERENCE), "the instructor's "
+             "answers"), (len(repeats), "common mistakes a second time"), (len(HOSTILE_ATTACKS), "hostile"),
+             (len(DAMAGED), "damaged")]
+    return (f"{sum(n for n, _ in parts)} submissions ({', '.join(f'{n} {what}' for n, what in parts)})")
+
+
 def lay_out(course: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[str]:
     """Write every sample submission under ``course/submitted/<student>/<assignment>/``."""
     release, source = course / "release" / assignment, course / "source" / assignment

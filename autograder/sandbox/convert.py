@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rpc import ALLOWED_DTYPES, ProtocolError, pack_arrays, unpack_array
+from .limits import Received, held_bytes
+from .rpc import ALLOWED_DTYPES, ProtocolError, check_array, pack_arrays
 
 MAX_ITEMS = 100_000
 MAX_DEPTH = 4
@@ -28,7 +29,8 @@ class Refused(Exception):
 def encode_results(results: list, max_bytes: int, budget: tuple[int, int] | None = None) -> tuple[dict, bytes]:
     """Several calls' outcomes in one frame: each ("ok", value) or ("error", summary dict). ``budget``: the
     bytes the grader still accepts from this notebook and its total; a result past it is refused (the
-    grader reads no frame longer than that)."""
+    grader reads no frame longer than that). Sizes are what the grader holds once it reads the arrays
+    (``limits.held_bytes``: 8 bytes a number), as the grader counts them."""
     arrays: list[np.ndarray] = []
     items = []
     for kind, value in results:
@@ -49,15 +51,19 @@ def encode_results(results: list, max_bytes: int, budget: tuple[int, int] | None
     return {"items": items, "arrays": descs}, payload
 
 
+def _held(arrays: list) -> int:
+    return sum(held_bytes(a.size) for a in arrays)
+
+
 def _check_size(arrays: list, max_bytes: int) -> None:
-    total = sum(a.nbytes for a in arrays)
+    total = _held(arrays)
     if total > max_bytes:
-        raise Refused(f"the result takes {total >> 20} MiB, more than the {max_bytes >> 20} MiB the "
-                      "grader accepts; return only the arrays the exercise asks for")
+        raise Refused(f"the result takes {total >> 20} MiB as the grader reads it (8 bytes a number), more than "
+                      f"the {max_bytes >> 20} MiB the grader accepts; return only the arrays the exercise asks for")
 
 
 def _check_budget(arrays: list, budget: tuple[int, int] | None) -> None:
-    if budget is not None and sum(a.nbytes for a in arrays) > budget[0]:
+    if budget is not None and _held(arrays) > budget[0]:
         raise Refused(f"the notebook's functions have returned more data than the grader accepts from one "
                       f"notebook ({budget[1] >> 20} MiB of results in all); return only the arrays the "
                       "exercise asks for")
@@ -129,11 +135,13 @@ def _enc(a, arrays: list):
     raise TypeError(f"cannot send {type(a).__name__} to the worker")
 
 
-def decode_many(many, payload: bytes, count: int) -> list:
+def decode_many(many, payload: bytes, count: int, received: Received | None = None) -> list:
     """Per call: ("ok", value) or ("raised" | "refused", type, message, where, missing); exactly ``count``.
 
     ``where`` is the notebook function the exception was raised in and ``missing`` the name a NameError
-    did not find; each is a Python identifier or None."""
+    did not find; each is a Python identifier or None. ``received``: the notebook's budget, charged with
+    what the arrays cost once read (``limits.held_bytes``) before any is made; results past what is left
+    are a ``ProtocolError`` (the worker was told what is left, and refuses a result past it)."""
     if not isinstance(many, dict) or not isinstance(many.get("items"), list) \
             or not isinstance(many.get("arrays"), list):
         raise ProtocolError("the results are not an object with items and arrays")
@@ -142,8 +150,18 @@ def decode_many(many, payload: bytes, count: int) -> list:
         raise ProtocolError(f"{len(items)} results for {count} calls")
     if len(descs) > MAX_ITEMS * max(count, 1):
         raise ProtocolError("too many arrays")
-    arrays = [unpack_array(d, payload) for d in descs]
+    described = [check_array(d, payload) for d in descs]
+    if received is not None:
+        _charge(received, sum(held_bytes(elements) for *_, elements in described))
+    arrays = [np.frombuffer(payload, dtype=dt, count=n, offset=at).reshape(shape).copy()
+              for dt, shape, at, n in described]
     return [_item(item, arrays) for item in items]
+
+
+def _charge(received: Received, held: int) -> None:
+    if held > received.left:
+        raise ProtocolError(f"results that take {held} bytes once read, more than the {received.left} left")
+    received.charge(held)
 
 
 def _item(item, arrays: list) -> tuple:

@@ -29,13 +29,14 @@ class ForkServer:
         ``launch``: a fork server process started earlier (``launch.Launch``), adopted here."""
         launch = launch or Launch(python_path)
         self.root, self.proc, self.control = launch.root, launch.proc, launch.control
-        self.reply_seconds = 60.0
+        self.reply_seconds = 60.0                            # every exchange with the fork server: a deadline
         self.lock = threading.Lock()                         # one spawn at a time (Dask runs threads)
         try:
+            self.control.settimeout(self.reply_seconds)
             hello = json.loads(self.control.recv(65536) or b"{}")
-        except OSError:
+        except (OSError, ValueError):
             hello = {}
-        if not hello.get("ready"):
+        if not isinstance(hello, dict) or not hello.get("ready"):
             launch.abandon()
             raise RuntimeError("the sandbox fork server did not start")
         from .pool import WorkerPool
@@ -53,12 +54,18 @@ class ForkServer:
         """A new worker: its pid and the grader's end of its socket; its fds 1 and 2 go to ``output_fd``.
         ``timings``: the worker's status says when each of its steps was done (benchmarks/sandbox_layers.py)."""
         grader_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        deadline = time.monotonic() + self.reply_seconds
         try:
             request = json.dumps({"op": "spawn", "token": token, "limits": limits.to_dict(),
                                   **({"timings": True} if timings else {})}).encode()
-            with self.lock:
+            if not self.lock.acquire(timeout=self.reply_seconds):     # one deadline: the wait, the send, the reply
+                raise OSError(f"another spawn held it for {self.reply_seconds:g} s")
+            try:
+                self.control.settimeout(max(deadline - time.monotonic(), 0.001))
                 socket.send_fds(self.control, [request], [worker_end.fileno(), output_fd])
-                reply = self._reply_to(token)
+                reply = self._reply_to(token, deadline)
+            finally:
+                self.lock.release()
         except (OSError, ValueError) as exc:
             grader_end.close()
             raise RuntimeError(f"the sandbox fork server is not answering ({exc})") from None
@@ -69,11 +76,10 @@ class ForkServer:
             raise RuntimeError(f"the fork server could not start a worker: {reply}")
         return int(reply["pid"]), grader_end
 
-    def _reply_to(self, token: str) -> dict:
-        """The fork server's reply for ``token``. A reply for an earlier request whose caller stopped
-        waiting (a stalled fork server) is skipped and its worker ended: read as ours, it would give
-        this handle another notebook's worker pid."""
-        deadline = time.monotonic() + self.reply_seconds
+    def _reply_to(self, token: str, deadline: float) -> dict:
+        """The fork server's reply for ``token``, before ``deadline``. A reply for an earlier request whose
+        caller stopped waiting (a stalled fork server) is skipped and its worker ended: read as ours, it
+        would give this handle another notebook's worker pid."""
         while True:
             self.control.settimeout(max(deadline - time.monotonic(), 0.001))
             reply = json.loads(self.control.recv(65536) or b"{}")

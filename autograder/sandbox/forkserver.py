@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import socket
@@ -23,10 +24,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import cgroups, layers, seccomp
+from . import cgroups, layers, orphans, seccomp
 from .status import texts
 from .namespaces import PidNamespaces
 from .limits import Limits
+
+SEND_SECONDS = 10.0          # a reply the grader does not take in this time is dropped
 
 
 def main(argv=None) -> int:
@@ -46,28 +49,45 @@ def main(argv=None) -> int:
         shell = make_shell()
         warm_shell(shell)                                    # last: it freezes what the workers inherit
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)      # workers are reaped automatically
-        control.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+        orphans.become_subreaper()                           # what a worker leaves behind comes here, and ends
+        _send(control, {"ready": True, "pid": os.getpid()})
         _serve(control, root, shell, PidNamespaces())
     except OSError:
         pass                                               # the grader went away
     finally:
-        _reap_everything(root)
+        try:
+            _reap_everything(root)
+        except SystemExit:                 # the signal came before the reaper could ignore it: reap again
+            _reap_everything(root)
     return 0
 
 
+_reaping = False
+
+
 def _exit_cleanly(signum, frame):
-    raise SystemExit(0)
+    if not _reaping:
+        raise SystemExit(0)
 
 
 def _reap_everything(root: Path) -> None:
-    """The grader is gone (maybe killed): end every worker's processes, remove their folders."""
+    """The grader is gone (maybe killed): end every worker's processes, remove their folders. A grader that
+    dies sends SIGTERM (its death signal) just as its socket closes: the signal must not cut this short
+    (it left the sandbox folder, emptied or not, in the temporary folder)."""
+    global _reaping
+    _reaping = True
     for workdir in root.iterdir() if root.is_dir() else ():
         cgroups.kill_all(cgroups.find(workdir.name), timeout=2.0)
+    orphans.end_children(timeout=2.0)
     shutil.rmtree(root, ignore_errors=True)
 
 
 def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
+    adopted = orphans.Orphans()
     while True:
+        if not select.select([control], [], [], orphans.SWEEP_SECONDS)[0]:
+            adopted.sweep()                                   # idle: end what outlived its worker
+            continue
         try:
             msg, fds, _, _ = socket.recv_fds(control, 65536, 2)
         except OSError:
@@ -80,13 +100,28 @@ def _serve(control, root: Path, shell, pid_namespaces: PidNamespaces) -> None:
             if request.get("op") != "spawn" or len(fds) != 2:
                 raise ValueError("bad request")
             reply = {"pid": _spawn(control, fds, request, root, shell, pid_namespaces)}
+            adopted.started(reply["pid"])
         except (ValueError, KeyError, TypeError, OSError, AttributeError) as exc:
             reply = {"error": f"{type(exc).__name__}: {exc}"}
         finally:
             for fd in fds:
                 os.close(fd)
         reply["token"] = request.get("token") if isinstance(request, dict) else None
-        control.send(json.dumps(reply).encode())
+        _send(control, reply)
+
+
+def _send(control, message: dict) -> None:
+    """One message to the grader, sent within ``SEND_SECONDS`` or dropped: a grader that reads nothing for
+    that long gave up waiting for it (its spawn's deadline passed; a worker it names leaves when it reads
+    the hang-up of the socket the grader closed). The wait for the next request has no deadline: the
+    fork server lives as long as its grader, and ends when the grader hangs up or dies."""
+    control.settimeout(SEND_SECONDS)
+    try:
+        control.send(json.dumps(message).encode())
+    except (TimeoutError, BlockingIOError):
+        pass
+    finally:
+        control.settimeout(None)
 
 
 def _spawn(control, fds: list[int], request: dict, root: Path, shell, pid_namespaces: PidNamespaces) -> int:

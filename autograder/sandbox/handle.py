@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import select
 import shutil
 import signal
 import tempfile
@@ -75,12 +74,13 @@ class WorkerHandle:
         return self._receive(header, self._send(header, deadline, seconds, payload), deadline, seconds, most)
 
     def _send(self, header: dict, deadline: float, seconds: float, payload: bytes = b"") -> int:
-        """Send one request; its id (for ``_receive``)."""
+        """Send one request, whole before ``deadline`` or the worker is ended; its id (for ``_receive``)."""
         rid = secrets.randbits(64)
         try:
             rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
         except rpc.Deadline:
-            raise self._died(f"no answer within {seconds:g} s") from None
+            raise self._died(f"it did not take the grader's request within {seconds:g} s: it stopped "
+                             "reading") from None
         except (rpc.PeerGone, OSError):
             raise self._died("the worker process ended (it exited, crashed or was killed)") from None
         return rid
@@ -110,19 +110,20 @@ class WorkerHandle:
                   echo: bool = False, received: Received | None = None) -> tuple[dict, list]:
         """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. With
         ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call.
-        ``received``: the notebook's budget of result bytes, charged here with what arrives; the worker is
-        told what is left (and refuses a result past it), and a reply longer than that is not read."""
+        ``received``: the notebook's budget of result bytes, charged here with what the results cost once
+        read (``limits.held_bytes``, whatever dtype arrived); the worker is told what is left (and refuses a
+        result past it), a reply longer than that is not read, and results past it are not decoded."""
         encoded, payload = encode_calls(calls)
         if echo:
             encoded = [{**c, "echo": True} for c in encoded]
         received = received or Received(rpc.MAX_PAYLOAD)
         request = {"op": "call_many", "fn": fn, "calls": encoded, "left": received.left, "of": received.total}
         reply, data = self.request(request, seconds, payload, most=received.left)
-        received.charge(len(data))
         if not reply["ok"]:
+            received.charge(len(data))                # no results: what arrived anyway (none, from a worker)
             return reply, []
         try:
-            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1))
+            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1), received)
         except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
             raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
         return reply, (list(zip(outcomes[::2], outcomes[1::2])) if echo else outcomes)
@@ -168,7 +169,7 @@ class WorkerHandle:
         """Until the worker has ended (it was SIGKILLed), at most ``seconds``."""
         with self.lock:
             if self.pidfd is not None:
-                select.select([self.pidfd], [], [], seconds)      # a pidfd is readable once its process ended
+                rpc.readable(self.pidfd, seconds)                 # a pidfd is readable once its process ended
 
     def _kill_pid(self, pid: int, sig: int) -> None:
         if self.pidfd is not None:
@@ -215,7 +216,7 @@ def _pidfd(pid: int) -> int | None:
 
 def _exited(pidfd: int) -> bool:
     """A pidfd becomes readable when its process has ended."""
-    return bool(select.select([pidfd], [], [], 0)[0])
+    return rpc.readable(pidfd)
 
 
 def _output_file() -> int:

@@ -9,17 +9,15 @@ reported as missing and the others still apply.
 from __future__ import annotations
 
 import ctypes
-import functools
-import glob
-import importlib.util
 import os
 import resource
 import signal
 import struct
-import sys
 from pathlib import Path
 
-from . import cgroups, landlock, namespaces, seccomp
+from . import cgroups, landlock, namespaces, rootfs, seccomp
+from .allowed import (HIDDEN_PACKAGES, SYSTEM_READ, _is_hidden, _without, hidden_dirs, read_paths,  # noqa: F401
+                      root_paths)
 from .limits import Limits
 from .status import LayerStatus, State, applied, available, missing
 
@@ -31,7 +29,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def detect() -> dict[str, LayerStatus]:
-    """Layer -> available, or why it is missing (what `doctor` prints, ``status.doctor_lines``)."""
+    """Layer -> available, or why it is missing: what this machine offers a worker of this account, seen from
+    outside (``doctor`` asks a worker too: ``doctor.report``)."""
     root = os.geteuid() == 0
     abi = landlock.abi_version()
     unshare = available() if root and hasattr(_libc, "unshare") else missing("needs root (CAP_SYS_ADMIN)")
@@ -45,19 +44,21 @@ def detect() -> dict[str, LayerStatus]:
         "seccomp": seccomp.available(),
         "user namespace": LayerStatus(State.NOT_NEEDED, "root") if root else _userns(),
         **{name: mounts for name in namespaces.NAMESPACES},
-        "PID namespace": unshare,
+        "own root": mounts,
+        "PID namespace": mounts,
         "private /tmp": mounts,
-        "python for any uid": unshare if root else missing("not root"),
+        "python for any uid": unshare if root else LayerStatus(State.NOT_NEEDED, "not root: the grader's own uid "
+                                                                                "runs Python"),
         "cgroup": available(cgroups.available()) if cgroups.available() else
-            missing("needs root and writable pids+memory controllers (without it a process that leaves its "
-                    "session with setsid can outlive the worker)"),
+            missing("needs root and writable pids+memory controllers"),
     }
 
 
 def _locked(root: bool, unshare: LayerStatus) -> LayerStatus:
-    """Whether the worker's rlimits are locked: it drops root for a uid of its own, or its capabilities."""
+    """Whether the worker's rlimits are locked: it drops root for a uid of its own, or its capabilities; a
+    grader that is not root keeps its uid, and the hard limits it sets cannot be raised without root."""
     if not root:
-        return missing("not root, so limits stay raisable up to their hard value")
+        return LayerStatus(State.KEPT, "not root: the hard limits cannot be raised without root")
     own = python_world_readable() or unshare.state is State.AVAILABLE
     return available("sandbox uid" if own else "capabilities dropped")
 
@@ -85,106 +86,6 @@ def thread_env() -> dict[str, str]:
 def sandbox_env(workdir: str) -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": workdir, "TMPDIR": workdir, "LANG": "C.UTF-8",
             "MPLBACKEND": "Agg", "MPLCONFIGDIR": workdir, "PYTHONDONTWRITEBYTECODE": "1", **thread_env()}
-
-
-SYSTEM_READ = ("/lib", "/lib32", "/lib64", "/libx32", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32",
-               "/usr/local/lib", "/usr/local/lib64", "/usr/share/zoneinfo", "/usr/share/fonts",
-               "/usr/share/matplotlib", "/etc/ld.so.cache", "/etc/localtime", "/etc/fonts", "/dev/null",
-               "/dev/urandom", "/dev/zero", "/proc/self")
-
-
-@functools.lru_cache(maxsize=1)
-def read_paths() -> tuple[str, ...]:
-    """What student code may read: Python's library folders, system libraries, fonts, /dev basics.
-
-    Not all of /usr (nbgrader's exchange may live in /usr/local/share), and never this project's
-    source: a site-packages folder holding one of HIDDEN_PACKAGES (a non-editable install) is
-    listed entry by entry without them. Computed once per fork server.
-    """
-    paths = {p for p in SYSTEM_READ if os.path.exists(p)}
-    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
-    site = {p for p in sys.path if p and os.path.isdir(p) and p.rstrip("/").endswith("-packages")}
-    site |= {p for pre in prefixes for p in glob.glob(os.path.join(pre, "lib*", "python*", "*-packages"))
-             if not os.path.islink(p)}
-    hidden_sites = {d for d in site if any(_is_hidden(n) for n in os.listdir(d))}
-    libs = {p for pre in prefixes for p in glob.glob(os.path.join(pre, "lib*")) if os.path.isdir(p)}
-    for lib in libs:
-        paths |= _children(lib, skip=hidden_sites)
-    paths |= {p for pre in prefixes for p in [os.path.join(pre, "pyvenv.cfg")] if os.path.isfile(p)}
-    for d in site:
-        inside = any(d.startswith(lib.rstrip(os.sep) + os.sep) for lib in libs)
-        if d in hidden_sites:
-            paths |= _children(d, skip=set(), hide=True)
-        elif not inside:
-            paths.add(d)
-    return tuple(sorted(_without(paths, hidden_dirs())))
-
-
-def _without(paths: set[str], hidden: tuple[str, ...]) -> set[str]:
-    """``paths`` with no folder that holds a hidden one (a system-wide install in /usr/local/lib, say).
-
-    Landlock allows a folder with everything below it and cannot exclude a subfolder, so an allowed
-    folder above a hidden one is listed entry by entry without it. This only keeps the allowlist
-    honest where mount namespaces are missing: the real defence is the empty mount over each
-    hidden folder in the worker's own mount namespace (``namespaces.hide``)."""
-    out = set()
-    for path in paths:
-        real = os.path.realpath(path)                      # /lib is /usr/lib on merged-usr systems
-        if real in hidden:
-            continue
-        below = {h for h in hidden if h.startswith(real.rstrip(os.sep) + os.sep)}
-        out |= _children(real, skip=below) if below else {path}
-    return out
-
-
-HIDDEN_PACKAGES = ("solutions", "autograder")
-
-
-@functools.lru_cache(maxsize=1)
-def hidden_dirs() -> tuple[str, ...]:
-    """The resolved folders of this project's code, wherever it is installed: the packages in
-    HIDDEN_PACKAGES and the folders their course files link to (an editable install's source/,
-    release/, fixtures, adversarial). Found without importing ``solutions``: the fork server holds nothing secret.
-    A folder holding Python itself is never hidden. Computed once per fork server."""
-    found = set()
-    for name in HIDDEN_PACKAGES:
-        try:
-            spec = importlib.util.find_spec(name)
-        except (ImportError, ValueError):
-            spec = None
-        found |= {os.path.realpath(p) for p in (spec.submodule_search_locations or []) if spec}
-    for package in list(found):
-        course = os.path.join(package, "course_files")
-        for name in sorted(os.listdir(course)) if os.path.isdir(course) else ():
-            found.add(os.path.realpath(os.path.join(course, name)))
-    python = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.__file__))}
-    return tuple(sorted(d for d in found if os.path.isdir(d) and not any(
-        _within(py, d) for py in python)))
-
-
-def _within(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-def _is_hidden(name: str) -> bool:
-    """The package, module or extension of this project's own code (not its dist-info metadata)."""
-    return name.split(".")[0] in HIDDEN_PACKAGES
-
-
-def _children(directory: str, skip: set, hide: bool = False) -> set[str]:
-    """``directory`` itself, or, when a ``skip`` subtree lies below, its entries minus that subtree."""
-    if not hide and not any(s.startswith(directory.rstrip(os.sep) + os.sep) for s in skip):
-        return {directory}
-    out = set()
-    for name in os.listdir(directory):
-        path = os.path.join(directory, name)
-        if path in skip or (hide and _is_hidden(name)) or os.path.islink(path):
-            continue
-        if os.path.isdir(path) and any(s.startswith(path + os.sep) for s in skip):
-            out |= _children(path, skip, hide)
-        else:
-            out.add(path)
-    return out
 
 
 def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits, mark=None) -> dict[str, LayerStatus]:
@@ -223,8 +124,9 @@ def _unmarked(name: str) -> None:
 
 def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, root: bool,
                    mark=_unmarked) -> tuple[str, bool]:
-    """Namespaces, Python made reachable for any uid, the private tmpfs; returns the working folder
-    and whether the worker can take a uid of its own."""
+    """Namespaces, then the worker's own root (or, where it cannot be built, the host's tree with a private
+    /tmp, Python made reachable for any uid and this package hidden); returns the working folder and whether
+    the worker can take a uid of its own."""
     if not root:
         status["user namespace"] = namespaces.enter_user_namespace()
         mark("user namespace")
@@ -232,15 +134,57 @@ def _isolate_files(status: dict, host_workdir: str, limits: Limits, uid: int, ro
         status.update(namespaces.enter(mark))
     else:
         status.update({n: missing("no user namespace") for n in [*namespaces.NAMESPACES, "PID namespace"]})
-    mounts = status["mount namespace"].state is State.APPLIED
-    if mounts:
-        status["python for any uid"] = _reveal_python()
-        mark("python bound for any uid")
+    if status["mount namespace"].state is not State.APPLIED:
+        status["own root"] = missing("no mount namespace")
+        status["this package hidden"] = missing("no mount namespace (hidden only by Landlock's allowlist)")
+        own_uid = root and python_world_readable()
+        if own_uid:
+            os.chown(host_workdir, uid, uid)
+        return host_workdir, own_uid
+    workdir = _own_root(status, host_workdir, limits, mark)
+    if workdir is None:
+        return _host_tree(status, host_workdir, limits, uid, root, mark)
+    own_uid = root and python_world_readable()               # its root's folders above Python's are open
+    if own_uid:
+        for path in (workdir, os.path.dirname(workdir) + "/shm"):
+            os.chown(path, uid, uid)
+    status["python for any uid"] = _python_in_own_root(root, own_uid)
+    status["this package hidden"] = _hide_package(in_own_root=True)
+    mark("this package hidden")
+    return workdir, own_uid
+
+
+def _own_root(status: dict, host_workdir: str, limits: Limits, mark) -> str | None:
+    """The worker's own root (``rootfs``), its working folder on its private tmpfs; None where it cannot be
+    built (the status says why)."""
+    try:
+        workdir, proc = rootfs.own_root(host_workdir, root_paths(), limits.disk_bytes)
+    except OSError as exc:
+        status["own root"] = missing(f"{exc}; the host's folders stay in view (not readable: Landlock)")
+        return None
+    status["own root"] = applied(f"{len(root_paths())} paths bound read-only, {proc}")
+    status["private /tmp"] = applied(f"{limits.disk_bytes >> 20} MiB tmpfs, also /dev/shm")
+    mark("own root")
+    return workdir
+
+
+def _python_in_own_root(root: bool, own_uid: bool) -> LayerStatus:
+    if not root:
+        return LayerStatus(State.NOT_NEEDED, "not root: the grader's own uid runs Python")
+    if own_uid:
+        return applied("its own root: the folders above Python's are its own")
+    return missing(f"{os.path.dirname(os.__file__)} is not readable by other users")
+
+
+def _host_tree(status: dict, host_workdir: str, limits: Limits, uid: int, root: bool, mark) -> tuple[str, bool]:
+    """No root of its own: the host's tree, with Python made reachable for any uid, the private tmpfs over
+    /tmp and this package's folders covered."""
+    status["python for any uid"] = _reveal_python()
+    mark("python bound for any uid")
     own_uid = root and python_world_readable()
-    workdir = _workdir(status, host_workdir, limits, uid if own_uid else None) if mounts else host_workdir
+    workdir = _workdir(status, host_workdir, limits, uid if own_uid else None)
     mark("private tmpfs")
-    status["this package hidden"] = _hide_package() if mounts else \
-        missing("no mount namespace (hidden only by Landlock's allowlist)")
+    status["this package hidden"] = _hide_package()
     mark("this package hidden")
     if own_uid and workdir == host_workdir:
         os.chown(workdir, uid, uid)
@@ -255,13 +199,16 @@ def _reveal_python() -> LayerStatus:
     return applied(f"{', '.join(covered)} covered" if covered else "nothing to cover")
 
 
-def _hide_package() -> LayerStatus:
+def _hide_package(in_own_root: bool = False) -> LayerStatus:
     """After every other mount: nothing below re-imports this package's files (the worker's modules
-    were imported by the fork server), and a later mount cannot uncover them."""
+    were imported by the fork server), and a later mount cannot uncover them. In the worker's own root
+    only the folders inside a bound one are there to cover (a system-wide install)."""
     try:
         covered = namespaces.hide(hidden_dirs())
     except OSError as exc:
         return missing(f"{exc} (hidden only by Landlock's allowlist)")
+    if in_own_root:
+        return applied(f"{len(covered)} folders covered, {len(hidden_dirs()) - len(covered)} not in its root")
     return applied(f"{len(covered)} folders covered")
 
 

@@ -1,9 +1,10 @@
 """Namespaces and private mounts for a worker (each step reports what it did or why not).
 
 ``enter`` gives the worker its own network, System V IPC and mount namespaces (a grader that is
-not root first enters a user namespace of its own, ``enter_user_namespace``); the fork server
-starts each worker as the init of a new PID namespace (``PidNamespaces``), so when the worker
-ends, the kernel ends every process the student started. In the
+not root first enters a user namespace of its own, ``enter_user_namespace``). A root fork server
+starts each worker as the init of a new PID namespace (``PidNamespaces``); a worker of a grader that
+is not root makes its own in its user namespace, with one more fork (``enter_pid_namespace``). Either
+way, when the worker ends, the kernel ends every process the student started. In the
 mount namespace ``private_tmp`` mounts one size-capped tmpfs over ``/tmp`` that holds the
 working folder and backs ``/dev/shm``, so nothing the student writes reaches the disk or other
 processes, and one submission cannot fill the disk. ``reveal`` makes folders an unprivileged
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
+import signal
 
 from .status import LayerStatus, State, applied, missing
 
@@ -23,15 +26,19 @@ CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 
 CLONE_NEWUSER = 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG = 1
 NAMESPACES = {"network namespace": CLONE_NEWNET, "IPC namespace": CLONE_NEWIPC, "mount namespace": CLONE_NEWNS}
 WORKDIR = "/tmp/work"
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
 def enter(mark=None) -> dict[str, LayerStatus]:
-    """Unshare each namespace in turn; layer -> status (the PID namespace came with the fork).
+    """Unshare each namespace in turn; layer -> status. The PID namespace came with the fork from a root fork
+    server; a worker that is not root (in its own user namespace) enters one first, with a fork of its own.
     ``mark(name)``, when given, is called as each is done (for the layer-cost benchmark)."""
-    status = {}
+    status = {"PID namespace": enter_pid_namespace() if os.geteuid() != 0 else pid_namespace_of_fork_server()}
+    if mark:
+        mark("PID namespace")
     for name, flag in NAMESPACES.items():
         if not hasattr(_libc, "unshare"):
             status[name] = missing("no unshare() on this system")
@@ -45,9 +52,52 @@ def enter(mark=None) -> dict[str, LayerStatus]:
         status["mount namespace"] = _private_propagation()
         if mark:
             mark("mount propagation private")
-    status["PID namespace"] = applied("the worker is its init") if os.getpid() == 1 else \
-        missing("the fork server could not create one")
     return status
+
+
+def pid_namespace_of_fork_server() -> LayerStatus:
+    """A root fork server forked this worker into a new PID namespace (``PidNamespaces``), or could not."""
+    return applied("the worker is its init") if os.getpid() == 1 else missing("the fork server could not create one")
+
+
+def enter_pid_namespace() -> LayerStatus:
+    """For a grader that is not root, in the worker's own user namespace: a new PID namespace, entered with
+    one more fork. This process returns as the namespace's init (pid 1): when it ends, the kernel ends every
+    process in it, also one that left its session. Its parent stays behind as its holder, the pid the grader
+    knows: it holds no descriptor of the worker's, waits for it and leaves with its status; when the holder
+    is killed (the grader ends the worker) or the fork server dies, the init gets SIGKILL."""
+    if not hasattr(_libc, "unshare") or _libc.unshare(CLONE_NEWPID) != 0:
+        return missing(f"unshare failed ({os.strerror(ctypes.get_errno())})")
+    read, write = os.pipe()
+    fork_server = os.getppid()
+    pid = os.fork()
+    if pid:
+        _hold(pid, write, fork_server)                # never returns
+    os.close(write)
+    _die_with_parent(read)
+    return applied("the worker is its init, in its user namespace")
+
+
+def _die_with_parent(read: int) -> None:
+    """SIGKILL when the holder ends; the holder ended already when its end of the pipe is closed."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if select.select([read], [], [], 0)[0]:
+        os._exit(1)
+    os.close(read)
+
+
+def _hold(child: int, keep: int, fork_server: int) -> None:
+    """The holder: dies with the fork server, holds nothing of the worker's, leaves with its status."""
+    try:
+        _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != fork_server:
+            os._exit(1)
+        os.closerange(0, keep)
+        os.closerange(keep + 1, 1 << 16)
+        code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+        os._exit(code if code >= 0 else 128 - code)
+    finally:
+        os._exit(1)
 
 
 def enter_user_namespace() -> LayerStatus:

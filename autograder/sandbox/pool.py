@@ -22,13 +22,13 @@ happen behind.
 """
 from __future__ import annotations
 
-import select
 import threading
 import time
 from collections import deque
 
 from .handle import WorkerDied, WorkerHandle
 from .limits import Limits
+from .rpc import readable
 
 
 class WorkerPool:
@@ -160,7 +160,6 @@ class WorkerPool:
 def _quiet(handle: WorkerHandle) -> bool:
     """An idle worker sends nothing: a readable socket means it ended (or broke the protocol)."""
     try:
-        readable, _, _ = select.select([handle.sock], [], [], 0)
+        return not readable(handle.sock)
     except (OSError, ValueError):
         return False
-    return not readable

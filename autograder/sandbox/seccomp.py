@@ -5,7 +5,9 @@ running any program (``execve``/``execveat``, so not even a memfd), keyrings, Sy
 new or other namespaces, mounts, tracing other processes, kernel-module, BPF and io_uring
 interfaces, and every socket family but IPv4 and IPv6 (which meet an empty network namespace): no
 Unix socket that could reach a host service (a datagram socketpair could be pointed at one too),
-no vsock to the hypervisor, netlink, packet or kernel-crypto sockets. Denied calls fail with EPERM, so Python
+no vsock to the hypervisor, netlink, packet or kernel-crypto sockets; and watching files (inotify, fanotify and
+dnotify's ``fcntl(F_NOTIFY)``), which would tell a worker when and where classmates' submissions, records and
+the gradebook change, whatever it may read. Denied calls fail with EPERM, so Python
 raises a clear ``PermissionError``. ``clone3`` fails with ENOSYS so that the C library falls back
 to ``clone``, whose namespace flags the filter can see.
 
@@ -35,7 +37,9 @@ DENIED = (
     "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
     "name_to_handle_at", "open_by_handle_at", "acct", "swapon", "swapoff", "reboot", "quotactl",
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_init", "fanotify_mark",   # watching files
 )
+F_NOTIFY = 1026                    # fcntl's dnotify: a signal when anything in a folder changes
 CLONE_NAMESPACES = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000,
                     0x40000000, 0x00000080)    # NEWNS UTS IPC USER PID NET, NEWCGROUP, NEWTIME
 _SOCK_TYPE_MASK = 0xF
@@ -109,6 +113,7 @@ def _build():
     for family in _OTHER_FAMILIES:                # compared as the kernel reads them: the low 32 bits
         _rule(flt, deny, "socket", sc.Arg(0, sc.MASKED_EQ, _INT, family))
     _rule(flt, deny, "socket", sc.Arg(0, sc.GT, max(socket.AF_INET, socket.AF_INET6)))     # high bits too
+    _rule(flt, deny, "fcntl", sc.Arg(1, sc.MASKED_EQ, _INT, F_NOTIFY))
     _rule(flt, deny, "socketpair", sc.Arg(0, sc.MASKED_EQ, _INT, socket.AF_UNIX),
           sc.Arg(1, sc.MASKED_EQ, _SOCK_TYPE_MASK, socket.SOCK_DGRAM))
     return flt

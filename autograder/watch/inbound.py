@@ -34,7 +34,7 @@ from ..assignment import NOTEBOOKS
 from ..inert import shown
 from ..gradebook.timestamps import read_timestamp
 from ..intake.digest import TIMESTAMP, submission_digest
-from ..intake.files import MAX_LISTING, NOFOLLOW, kind
+from ..intake.files import MAX_LISTING, NOFOLLOW, Budget, kind
 from ..intake.names import notebook_for
 from ..intake.secret import MAX_SECRET_BYTES, SECRET, secret_in  # noqa: F401 - one reader of the secret
 from ..intake.take import names_in, wanted
@@ -130,25 +130,13 @@ def impostor(owner: int, student: str) -> str | None:
     return f"belongs to {shown(who)}, not to {shown(student)} whose name it bears{nobody}"
 
 
-def owner_key(ready: Ready, student: str) -> str:
+def owner_of(uid: int, student: str) -> str:
     """Who a submission's limits and turn belong to: its owning account, or its name where the account is
     shared (root, this service's own) or unknown here."""
     try:
-        return "account:" + pwd.getpwuid(ready.owner).pw_name if ready.owner not in (0, os.geteuid()) else "name:" + student
+        return "account:" + pwd.getpwuid(uid).pw_name if uid not in (0, os.geteuid()) else "name:" + student
     except (KeyError, OSError):
         return "name:" + student
-
-
-def fair(ready: list[tuple], key) -> list[tuple]:
-    """The first submission of each owner, owners in the order of their earliest (the rest wait for a later
-    pass): one owner's many or slow submissions never stand before another owner's first."""
-    taken, seen = [], set()
-    for item in sorted(ready, key=lambda r: (r[0], r[1])):
-        who = key(item)
-        if who not in seen:
-            seen.add(who)
-            taken.append(item)
-    return taken
 
 
 def accounts_line() -> str:
@@ -194,11 +182,12 @@ def graded_files(fd: int, names) -> tuple:
     return tuple(out)
 
 
-def receive(inbound: Path, name: str, ready: Ready, names) -> Ready:
+def receive(inbound: Path, name: str, ready: Ready, names, budget: Budget | None = None) -> Ready:
     """``ready`` with what was read when the service first read its complete graded files: their digest
-    (``intake.digest``: the same files and bytes grading takes) and the moment it counts as received."""
+    (``intake.digest``: the same files and bytes grading takes, charged to ``budget``, every hard link as read)
+    and the moment it counts as received."""
     folder = Path(inbound) / name
-    digest = submission_digest(folder, names)
+    digest = submission_digest(folder, names, budget=budget)
     read_at = time.time()
     try:
         fd = os.open(folder, NOFOLLOW | os.O_DIRECTORY)

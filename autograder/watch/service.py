@@ -4,7 +4,9 @@ One loop in the main thread: list inbound, look at each entry not yet done (``in
 handle the complete ones in the order they arrived, then sleep until inotify (or the poll) says
 inbound changed, or sooner while a submission is still being written or graded. A stop signal
 (SIGINT, SIGTERM, SIGHUP) ends it between two steps of the journal; the fork server and its
-workers end with it, and the locks are released.
+workers end with it, and the locks are released. No submission can stall the loop: every exchange with a
+worker has a deadline, and a grading past its bound is ended by the executor's watchdog (``run.executors``:
+the submission charged, its page published) while the loop waits for it.
 """
 from __future__ import annotations
 
@@ -27,11 +29,12 @@ from ..records import name_digest
 from ..gradebook.runlock import RunLock
 from ..assignment import NOTEBOOKS
 from .config import WatchSettings, watch_settings
-from .duedate import DueDates
+from .duedate import DueDates, DueUnknown
 from ..run.dask import SchedulerLost
 from ..run.job import Graded
 from .grading import inbound_job, watch_executor
-from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, fair, owner_key, parse_name, receive
+from . import turns
+from .inbound import SECRET, SETTLE_SECONDS, Problem, Waiting, examine, accounts_line, parse_name, receive
 from ..journal.events import Event, Note, Published, Received, Started, Stopped
 from ..journal.events import Graded as GradedEvent
 from ..journal.log import Journal
@@ -43,6 +46,7 @@ from .wake import Polling, waker
 IDLE_SECONDS = 1.0          # inbound is listed at least this often, whatever inotify says
 PENDING_SECONDS = 0.05      # how often a submission still being written (or graded on Dask) is looked at
 RETRY_SECONDS = 30.0        # after a page could not be written (a full disk, say)
+DUE_RETRY_SECONDS = 5.0     # while the gradebook cannot be read for a due date (its server down)
 LOCK = ".autograder-watch.lock"
 
 
@@ -113,6 +117,9 @@ class Service:
         self.inflight: dict[str, tuple] = {}         # entry -> (name parts, Ready, started at)
         self.names = _graded_notebooks(settings)     # the notebooks grading takes: what "received" reads
         self.receipts: dict[str, object] = {}        # entry -> its first reading, until it is journaled
+        self.ledger = turns.Ledger()                 # owner -> what the service read for it lately
+        self.reader = turns.Reader(lambda name, found, budget: receive(settings.inbound, name, found, self.names,
+                                                                       budget))
         self.started = time.time()                   # what arrived before: the backlog, graded uncharged
         self.backlog: dict[str, list[float]] = defaultdict(list)   # student -> backlog checks graded here
         self.config = settings.course.root / "nbgrader_config.py"
@@ -129,20 +136,25 @@ class Service:
             self.warn(one_line(f"error: {self.s.inbound} cannot be opened ({exc.strerror}); trying again"))
             return IDLE_SECONDS
         try:
-            ready = self._look(fd, sorted(os.listdir(fd)))
+            waiting = turns.queues(fd, self._candidates(sorted(os.listdir(fd))))
+            owners = turns.order(waiting, self.ledger, time.time())
+            chosen = {owner: self._choose(fd, waiting[owner]) for owner in owners}     # readings start here
         finally:
             os.close(fd)
-        turn = fair(ready, lambda r: owner_key(r[3], r[2].student))
-        for _, name, parts, found in turn:                 # one per owner a pass: a flood waits its turn
-            self._handle(name, parts, found)
+        self.reader.wait(self.reader.started_now(), turns.READ_WAIT)    # not those of an earlier pass
+        more = any(pick and not pick.entry for pick in chosen.values())             # notes made: look again
+        for owner, pick in chosen.items():       # a turn each, in order: a flood waits its own
+            if pick and pick.entry and (found := self._received(pick.entry.name, pick.found, owner)):
+                self._waiting_for_due(pick.entry.name, self._handle, pick.entry.name, pick.entry.parts, found)
+                more = True
         self._collect()
-        if ready:
+        if more:
             return 0.0                       # more may have arrived while these were graded: look again now
-        return PENDING_SECONDS if self.pending or self.grader.busy else IDLE_SECONDS
+        return PENDING_SECONDS if self.pending or self.grader.busy or self.reader.active else IDLE_SECONDS
 
-    def _look(self, fd: int, names: list[str]) -> list[tuple]:
-        """The complete submissions among ``names`` not yet done; notes for entries that are none."""
-        now, ready = time.monotonic(), []
+    def _candidates(self, names: list[str]) -> list[tuple]:
+        """(entry, name parts) of ``names`` not yet done, by their names alone; notes for names of no submission."""
+        now, out = time.monotonic(), []
         listed = set(names)
         self.pending = {n: v for n, v in self.pending.items() if n in listed}      # a folder taken away
         for name in names:
@@ -152,32 +164,46 @@ class Service:
             parts = parse_name(name)
             if isinstance(parts, str):
                 self._note(name, parts)
-                continue
-            if parts.assignment != self.s.assignment:
+            elif parts.assignment != self.s.assignment:
                 self.ignored.add(name)
-                continue
-            seen = self.pending.get(name)
-            found = examine(fd, name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS, names=self.names)
+            else:
+                out.append((name, parts))
+        return out
+
+    def _choose(self, fd: int, queue: list) -> turns.Choice | None:
+        """One owner's submission this pass: its folders looked into, earliest first, at most ``turns.MAX_LOOKS``,
+        until one is complete, whose reading starts (off the loop); Choice(None) after notes only; else None."""
+        now, noted = time.monotonic(), False
+        for entry in queue[:turns.MAX_LOOKS]:
+            seen = self.pending.get(entry.name)
+            found = examine(fd, entry.name, settled=bool(seen) and now - seen[1] >= SETTLE_SECONDS, names=self.names)
             if isinstance(found, Waiting):
                 if not seen or seen[0] != found.signature:
-                    self.pending[name] = (found.signature, now)
+                    self.pending[entry.name] = (found.signature, now)
                 continue
-            self.pending.pop(name, None)
+            self.pending.pop(entry.name, None)
             if isinstance(found, Problem):
-                self._note(name, found.note)
-            else:
-                found = self._received(name, found)
-                ready.append((found.received, name, parts, found))
-        return ready
+                self._note(entry.name, found.note)
+                noted = True
+                continue
+            self._received(entry.name, found, entry.owner)          # starts its reading, unless read
+            return turns.Choice(entry, found)
+        return turns.Choice(None) if noted else None
 
-    def _received(self, name: str, found):
-        """``found`` with what was read when it was first received: journaled once, read again never (a
-        restart keeps the first reading, so a later rewrite is not what counts)."""
+    def _received(self, name: str, found, owner: str):
+        """``found`` with what was read when it was first received: journaled once, read again never (a restart
+        keeps the first reading: a later rewrite is not what counts). Read off the loop (``turns.Reader``; None
+        until it is); the bytes read are the owner's."""
         state = self.journal.state.entries.get(name)
         if state is not None and state.received is not None:
             return replace(found, received=state.received.received, submission=state.received.submission)
         if name not in self.receipts:                  # read once, even while it waits for its turn
-            self.receipts[name] = receive(self.s.inbound, name, found, self.names)
+            got = self.reader.done(name)
+            if got is None:
+                self.reader.start(owner, name, found)  # unless this owner's reading is under way
+                return None
+            self.ledger.charge(owner, got[1], time.time())
+            self.receipts[name] = got[0]
         first = self.receipts[name]
         return replace(found, received=first.received, submission=first.submission)
 
@@ -202,6 +228,13 @@ class Service:
         except Stop:
             self._append(Stopped(name, at=time.time()))
             raise
+
+    def _waiting_for_due(self, name: str, step, *args) -> None:
+        """``step(*args)``; when it needs a due date the gradebook cannot give, the entry is tried again later."""
+        try:
+            step(*args)
+        except DueUnknown:
+            self.retry[name] = time.monotonic() + DUE_RETRY_SECONDS
 
     def _admit(self, name: str, parts, found):
         """The entry's journal state once its secret is its own (journaled as received); None after a note."""
@@ -244,13 +277,9 @@ class Service:
         return True
 
     def _due(self, student: str) -> datetime | None:
-        """The student's due date (naive UTC, extension included), or None when none is set or readable."""
-        try:
-            return self.due.due(self.s.assignment, student)
-        except Exception as exc:  # noqa: BLE001 - an unreadable gradebook must not stop feedback
-            self.warn(one_line(f"error: the gradebook could not be read for the due date ({type(exc).__name__}: "
-                               f"{exc}); feedback is given as if none were set"))
-            return None
+        """The student's due date (naive UTC, extension included), or None when none is set; ``DueUnknown``
+        while the gradebook cannot be read (``duedate.DueDates.due_or_wait``)."""
+        return self.due.due_or_wait(self.s.assignment, student, self.warn)
 
     def _late(self, student: str, found) -> datetime | None:
         """The due date ``found`` arrived after, or None."""
@@ -310,7 +339,7 @@ class Service:
                                  max=rec.max_total, diagnoses=tuple(rec.diagnoses), review=rec.needs_review,
                                  seconds=round(time.time() - started, 3), at=time.time(),
                                  charged=False if backlog else None))
-        self._publish_graded(name, parts, found, graded)
+        self._waiting_for_due(name, self._publish_graded, name, parts, found, graded)
 
     def _publish_saved(self, name: str, parts, found, event: GradedEvent) -> None:
         path = self.s.state / "records" / event.record

@@ -2,7 +2,7 @@
 
 Bytes that are not a valid reply end the worker (the cell is skipped), so the cheat can only lose."""
 KIND = "cheat"
-LAYER = 'RPC replies and the value codec'   # what must stop it: a row of the README's layer tables
+LAYER = 'RPC replies and the value codec'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'at_most_honest_wrong', 'review': True}
 TARGET = "causal_mask"
 CODE = r"""

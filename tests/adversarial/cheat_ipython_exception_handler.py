@@ -1,6 +1,6 @@
 """Installs a custom exception handler that hides failures."""
 KIND = "cheat"
-LAYER = 'grader-side scoring'   # what must stop it: a row of the README's layer tables
+LAYER = 'grader-side scoring'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Makes numpy's comparisons always succeed."""
 KIND = "cheat"
-LAYER = 'grader-side scoring'   # what must stop it: a row of the README's layer tables
+LAYER = 'grader-side scoring'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

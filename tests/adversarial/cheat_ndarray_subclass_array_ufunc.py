@@ -1,6 +1,6 @@
 """Returns an ndarray subclass whose ufuncs always agree."""
 KIND = "cheat"
-LAYER = 'RPC replies and the value codec'   # what must stop it: a row of the README's layer tables
+LAYER = 'RPC replies and the value codec'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'at_most_honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -4,7 +4,7 @@ Stopped by intake: copies are decided on the decoded notebook that is graded (pa
 parse.digest), not on raw bytes (rule 2: one truth for every byte). Graded, flagged on both.
 """
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': True}
 
 

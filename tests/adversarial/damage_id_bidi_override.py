@@ -4,7 +4,7 @@ Stopped by the outputs: every name shown to a person goes through inert.visible 
 write hidden and bidi characters as escapes (rule 2: a name shown is what it is).
 """
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 STUDENT_ID = "\u202ethgir-tsenoh"            # displays as "honest-right" reversed back
 

@@ -7,7 +7,7 @@ one (a plain name never holds '~'), and write_record, which never replaces anoth
 import hashlib
 
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 VICTIM = "s" * 240                                        # damage_long_folder_name's id
 STUDENT_ID = "s" * 40 + "~" + hashlib.sha256(VICTIM.encode()).hexdigest()[:16]

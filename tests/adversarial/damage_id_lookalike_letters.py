@@ -4,7 +4,7 @@ Stopped by the outputs: inert.told_apart finds ids that look alike (NFKC and com
 shows every letter outside ASCII as an escape, so the two rows read differently (rule 2).
 """
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 STUDENT_ID = "honest-wr\u043eng"
 

@@ -4,7 +4,7 @@ Stopped by the outputs: inert.told_apart shows ids that look alike with their hi
 escapes, so grades.csv and the report have two rows that read differently (rule 2).
 """
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 STUDENT_ID = "honest-right\u200b"
 

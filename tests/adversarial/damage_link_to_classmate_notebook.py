@@ -1,6 +1,6 @@
 """Replaces a wrong notebook with a link to a classmate's right one, to be graded on their work."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

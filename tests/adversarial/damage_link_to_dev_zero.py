@@ -1,6 +1,6 @@
 """Makes a notebook a link to /dev/zero: following it would read zeros until memory ran out."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

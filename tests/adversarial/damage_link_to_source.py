@@ -1,6 +1,6 @@
 """Links a notebook to the instructor's source notebook (the solutions), relative so it survives a move."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

@@ -1,6 +1,6 @@
 """A 240-character student folder name: it once aborted the whole class (the record's name was too long)."""
 KIND = "damage"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 STUDENT_ID = "s" * 240
 

@@ -7,7 +7,7 @@ MAX_VALUES the notebook is never parsed whole, its code is salvaged in bounded w
 import json
 
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 
 

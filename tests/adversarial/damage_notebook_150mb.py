@@ -1,6 +1,6 @@
 """Carries 150 MB of outputs."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 
 

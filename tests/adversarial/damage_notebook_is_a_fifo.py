@@ -1,6 +1,6 @@
 """Submits a named pipe in place of a notebook: reading it would block the grader (and the class) forever."""
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

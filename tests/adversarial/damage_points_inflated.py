@@ -1,7 +1,7 @@
 """Raises a test cell's points from 5 to 500."""
 from adversarial import edit
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 

@@ -4,7 +4,7 @@ Stopped by intake.secret: the secret is read without following links, so the sub
 secret; intake flags the link, and nbgrader's feedback layout gets no page for it.
 """
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': True}
 
 

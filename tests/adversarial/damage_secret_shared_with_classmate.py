@@ -5,7 +5,7 @@ Stopped by intake.secret (one reader of the secret) and outputs/nbfeedback: a se
 share is refused for both (flagged, listed for the instructor, no page in nbgrader's feedback layout).
 """
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': True}
 SECRET = "5ec7e7" * 20
 

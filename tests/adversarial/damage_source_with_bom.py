@@ -4,7 +4,7 @@ Stopped by intake: the source's digest is taken on the decoded notebook, as a su
 (parse.digest_of, integrity.source_event; rule 2: one truth for every byte). Not graded, flagged.
 """
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 
 

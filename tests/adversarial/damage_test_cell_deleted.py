@@ -1,7 +1,7 @@
 """Deletes a hidden-test cell."""
 from adversarial import edit
 KIND = "damage"
-LAYER = 'intake'   # what must stop it: a row of the README's layer tables
+LAYER = 'intake'   # what must stop it: a row of docs/reference/sandbox-layers.md
 
 EXPECT = {'score': 'at_most_honest_right', 'review': True}
 

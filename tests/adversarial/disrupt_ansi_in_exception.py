@@ -1,6 +1,6 @@
 """Raises an exception whose text clears the terminal, retitles it and prints a fake total."""
 KIND = "disruption"
-LAYER = 'inert outputs'   # what must stop it: a row of the README's layer tables
+LAYER = 'inert outputs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Starts a double-forked daemon that outlives the cell."""
 KIND = "disruption"
-LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of the README's layer tables
+LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 TARGET = "cell"
 CODE = r"""

@@ -1,6 +1,6 @@
 """A function that never returns."""
 KIND = "disruption"
-LAYER = 'wall-clock limits'   # what must stop it: a row of the README's layer tables
+LAYER = 'wall-clock limits'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': True}
 TARGET = "crossover_length"
 CODE = r"""

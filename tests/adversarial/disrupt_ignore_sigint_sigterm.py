@@ -1,6 +1,6 @@
 """Ignores SIGINT and SIGTERM, then loops."""
 KIND = "disruption"
-LAYER = 'wall-clock limits'   # what must stop it: a row of the README's layer tables
+LAYER = 'wall-clock limits'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': True}
 TARGET = "cell"
 CODE = r"""

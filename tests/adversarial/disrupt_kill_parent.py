@@ -1,6 +1,6 @@
 """Sends SIGKILL to its parent and its process group's leader."""
 KIND = "disruption"
-LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of the README's layer tables
+LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 TARGET = "cell"
 CODE = r"""

@@ -1,6 +1,6 @@
 """A function that returns a 7 GB array."""
 KIND = "disruption"
-LAYER = 'rlimits'   # what must stop it: a row of the README's layer tables
+LAYER = 'rlimits'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'below_honest_right', 'review': 'any'}
 TARGET = "crossover_length"
 CODE = r"""

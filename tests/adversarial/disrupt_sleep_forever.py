@@ -1,6 +1,6 @@
 """Sleeps forever."""
 KIND = "disruption"
-LAYER = 'wall-clock limits'   # what must stop it: a row of the README's layer tables
+LAYER = 'wall-clock limits'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': True}
 TARGET = "cell"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Prints 300 MB."""
 KIND = "disruption"
-LAYER = 'a worker process per notebook'   # what must stop it: a row of the README's layer tables
+LAYER = 'a worker process per notebook'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_right', 'review': False}
 TARGET = "cell"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Reserves about 1 GB in files in its working folder (far more than a submission may keep)."""
 KIND = "probe"
-LAYER = 'mount namespace with one tmpfs'   # what must stop it: a row of the README's layer tables
+LAYER = 'mount namespace with one tmpfs'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Connects to a host service's Unix socket, by path and by abstract name."""
 KIND = "probe"
-LAYER = 'seccomp filter'   # what must stop it: a row of the README's layer tables
+LAYER = 'seccomp filter'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

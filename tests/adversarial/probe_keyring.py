@@ -1,6 +1,6 @@
 """Reaches the kernel keyrings (root's user keyring, a new key)."""
 KIND = "probe"
-LAYER = 'seccomp filter'   # what must stop it: a row of the README's layer tables
+LAYER = 'seccomp filter'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Runs a program with no path: copies the dynamic loader into a memfd and executes that."""
 KIND = "probe"
-LAYER = 'seccomp filter'   # what must stop it: a row of the README's layer tables
+LAYER = 'seccomp filter'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Raises its rlimits, then allocates 4.5 GB."""
 KIND = "probe"
-LAYER = 'rlimits'   # what must stop it: a row of the README's layer tables
+LAYER = 'rlimits'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Reads another process's environment through /proc."""
 KIND = "probe"
-LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of the README's layer tables
+LAYER = 'own session and process group, PID namespace'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

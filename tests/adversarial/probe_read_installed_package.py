@@ -1,7 +1,7 @@
 """Finds where this package is installed (the grader's own modules are loaded in the worker) and reads
 the rubric, the packaged source notebooks (hidden tests) or the reference engine from there."""
 KIND = "probe"
-LAYER = "empty read-only tmpfs over this package's folders"   # what must stop it: a row of the README's layer tables
+LAYER = "empty read-only tmpfs over this package's folders"   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

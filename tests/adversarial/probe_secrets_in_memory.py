@@ -1,6 +1,6 @@
 """Looks for the reference engine, the rubric or nbgrader among the worker's loaded modules."""
 KIND = "probe"
-LAYER = 'a worker process per notebook'   # what must stop it: a row of the README's layer tables
+LAYER = 'a worker process per notebook'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Opens a TCP connection to a service on loopback."""
 KIND = "probe"
-LAYER = 'network and IPC namespaces'   # what must stop it: a row of the README's layer tables
+LAYER = 'network and IPC namespaces'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -1,6 +1,6 @@
 """Sends UDP to loopback and waits for the test's echo."""
 KIND = "probe"
-LAYER = 'network and IPC namespaces'   # what must stop it: a row of the README's layer tables
+LAYER = 'network and IPC namespaces'   # what must stop it: a row of docs/reference/sandbox-layers.md
 EXPECT = {'score': 'honest_wrong', 'review': 'any'}
 TARGET = "causal_mask"
 CODE = r"""

@@ -150,23 +150,52 @@ def test_grade_stops_on_a_computed_gradebook_before_grading(tmp_path):
 
 
 def test_inits_next_steps_are_the_readmes_semester_with_this_interpreter():
-    """init's "Next:" runs the semester the README tells, in its order, with the interpreter that has
-    nbgrader (a bare `nbgrader` is not on the PATH outside the venv)."""
+    """init's "Next:" runs the semester the docs tell (docs/how-to/semester.md, and the README's five steps),
+    in its order, with the interpreter that has nbgrader (a bare `nbgrader` is not on the PATH outside the venv)."""
     import re
     import sys
     from pathlib import Path
     from autograder.course.create import next_steps
+    how_to = (ROOT / "docs" / "how-to" / "semester.md").read_text()
+    semester = how_to.split("## The commands")[1].split("```")[1]
     readme = (ROOT / "README.md").read_text()
-    semester = readme.split("**A semester, command by command**")[1].split("```")[1]
+    five_steps = "".join(readme.split("## For instructors, in five steps")[1].split("\n## ")[0].split("```")[1::2])
     steps = ["generate_assignment ch04_attention --force", "release_assignment", "watch --course .",
              "db assignment add", "collect ch04_attention", "grade --course .", "jupyter lab",
              "grade --course . --resume", "collect --update ch04_attention", "nbgrader export", "release_feedback"]
     text = next_steps(Path("/tmp/course")).replace(f"{sys.executable} -m nbgrader", "nbgrader")
-    for source in (semester, text):
+    for source in (semester, five_steps, text):
         at = [source.index(step) for step in steps]
         assert at == sorted(at), source
     assert "c.Exchange.root" in text and "/etc/jupyter/nbgrader_config.py" in text
     text = next_steps(Path("/tmp/course"))
     commands = [line.strip() for line in text.splitlines()[2:] if not line.strip().startswith("#")]
-    assert all(c.startswith(sys.executable) for c in commands), commands
+    assert commands[0].startswith(f"export PATH={Path(sys.executable).parent}:")     # where nbgrader finds alembic
+    assert all(c.startswith(sys.executable) for c in commands[1:]), commands
     assert not re.search(r"^\s*nbgrader ", text, re.M)
+
+
+def test_the_course_is_found_as_nbgrader_finds_it_from_the_instructors_home(tmp_path, monkeypatch, capsys):
+    """On the README's Hub the instructor's home names the course in ~/.jupyter/nbgrader_config.py
+    (c.CourseDirectory.root), as nbgrader's commands and formgrader read it; the grader ignored it, and from
+    the home suggested running init on the home folder itself."""
+    from autograder.__main__ import main
+    from autograder.course.settings import default_course
+    from batch_helpers import make_class
+    home = tmp_path / "instructor"
+    course = make_class(home, [])
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(home / ".jupyter"))
+    monkeypatch.chdir(home)
+    assert default_course() == home                                           # nothing names it: the folder
+    assert main(["grade"]) == 1
+    said = capsys.readouterr().err
+    assert f"{home} is not a course folder" in said and "c.CourseDirectory.root in ~/.jupyter" in said
+    assert f"init {home}" not in said and "init COURSE" in said               # never init on the home itself
+    (home / ".jupyter").mkdir()
+    (home / ".jupyter/nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n")
+    assert default_course() == course
+    (home / "nbgrader_config.py").write_text("c = get_config()\nc.CourseDirectory.root = 'elsewhere'\n")
+    assert default_course() == home / "elsewhere"                             # the working folder's wins, as in nbgrader
+    (home / "nbgrader_config.py").unlink()
+    assert main(["grade", "--workers", "1"]) == 1                             # the course's, where no one handed in
+    assert f"expected folders {course}/submitted/<student>/ch04_attention/" in capsys.readouterr().err

@@ -163,7 +163,7 @@ def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monk
     course = make_class(tmp_path, ["correct-1", "no-scaling", "mask-missing"])
     events = []
     real_send, real_finish = GradebookWriter.send, GradebookWriter.finish
-    monkeypatch.setattr(GradebookWriter, "send", lambda self, record, submitted="": (
+    monkeypatch.setattr(GradebookWriter, "send", lambda self, record, submitted="", changed=False: (
         events.append(("send", record.student_id, (tmp_path / "course/grading/records" /
                                                    f"{record.student_id}.json").exists())),
         real_send(self, record, submitted))[1])
@@ -174,3 +174,50 @@ def test_a_batch_sends_each_record_to_the_writer_as_it_is_written(tmp_path, monk
     assert not result.errors
     assert sorted(events[:3]) == [("send", s, True) for s in ("correct-1", "mask-missing", "no-scaling")]
     assert events[3:] == [("finish", [])]                 # nothing was left to send at the end
+
+
+def test_the_writer_gives_the_gradebook_the_points_grade_grades_with(tmp_path):
+    """A cell re-weighted in source/ after generate_assignment: the writer of the next run records the source's
+    points (as generate_assignment --force would), keeping every score a person gave; before, the grade cell
+    kept its old maximum and the run's scores above it were refused."""
+    from autograder.gradebook.scores import _record_structure
+    from batch_helpers import make_class
+    course = make_class(tmp_path, [])
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    stamp_new_sqlite(url)
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        _record_structure(gb, course, "ch04_attention")
+        gb.update_or_create_student("ada")
+        gb.add_submission("ch04_attention", "ada")
+        grade = gb.find_grade("ex2_causal", "ex2_causal_mask", "ch04_attention", "ada")
+        grade.manual_score = 5.0
+        gb.db.commit()
+    path = course / "source/ch04_attention/ex2_causal_mask.ipynb"
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "ex2_causal":
+            cell["metadata"]["nbgrader"]["points"] = 8
+    path.write_text(json.dumps(nb))
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
+        _record_structure(gb, course, "ch04_attention")
+        gb.db.commit()
+        assert gb.find_grade_cell("ex2_causal", "ex2_causal_mask", "ch04_attention").max_score == 8
+        assert gb.find_grade("ex2_causal", "ex2_causal_mask", "ch04_attention", "ada").manual_score == 5.0
+
+
+def test_a_sqlite_gradebook_left_without_its_version_stamp_gets_it(tmp_path):
+    """nbgrader's tables without alembic_version (a first nbgrader command that could not run alembic)."""
+    import sqlite3
+
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine
+
+    from autograder.gradebook.nbgrader_api import _alembic_head
+    path = tmp_path / "gradebook.db"
+    engine = create_engine(f"sqlite:///{path}")
+    Base.metadata.create_all(bind=engine)
+    engine.dispose()
+    stamp_new_sqlite(f"sqlite:///{path}")
+    stamp_new_sqlite(f"sqlite:///{path}")
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(_alembic_head(),)]

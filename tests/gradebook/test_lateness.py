@@ -174,6 +174,33 @@ def test_a_gradebook_that_fails_leaves_lateness_unknown_never_no_penalty(tmp_pat
     assert "lateness unknown: the gradebook could not be updated" in page
 
 
+def test_a_gradebook_that_fails_keeps_the_outputs_that_show_a_persons_work(tmp_path):
+    """A run whose gradebook could not be written (a re-weighted cell, a server down) rewrote every page without
+    the manual score and comment a person had given, with lateness "unknown": the earlier run's are kept."""
+    from autograder.gradebook.messages import Answer
+    from autograder.outputs.write import KEPT, write_outputs
+    from autograder.records import CheckResult, OutputError, Record
+
+    class Answering:
+        def finish(self, records, submitted=None, fresh=None):
+            return {"ada": Answer(manual={"ex1_attention": 1.0}, needs_manual_grade=False,
+                                  comments=(("ex1_attention", "ex1_attention", "See me about the scaling."),))}
+
+    class Failing:
+        def finish(self, records, submitted=None, fresh=None):
+            raise OutputError("could not update the gradebook: ex2_causal scores 8 over its maximum 6")
+
+    (tmp_path / "submitted" / "ada" / "hw").mkdir(parents=True)
+    record = Record("ada", [CheckResult("ex1_attention", "shapes", "correctness", 3, 3, True, "ok")])
+    out, settings = tmp_path / "out", course_settings(tmp_path)
+    assert write_outputs(out, [record], settings=settings, assignment="hw", gradebook=Answering()).errors == []
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert b"See me about the scaling." in before[out / "feedback/ada/index.html"]
+    errors = write_outputs(out, [record], settings=settings, assignment="hw", gradebook=Failing()).errors
+    assert errors[-1] == KEPT and "over its maximum" in errors[0]
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
 @pytest.mark.parametrize("late, shown", [
     (Lateness(unknown="lateness unknown: the gradebook could not be updated"),
      "lateness unknown: the gradebook could not be updated"),

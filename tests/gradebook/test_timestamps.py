@@ -109,3 +109,10 @@ def test_times_have_one_writer():
     writers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                      if re.search(r"\.(strftime|isoformat)\(", p.read_text()) and p.name != "timestamps.py")
     assert writers == []
+
+
+def test_lti_times_are_iso_with_their_offset_and_naive_means_utc():
+    from autograder.gradebook.timestamps import iso_time
+    assert iso_time(datetime(2026, 3, 1, 9, 30)) == "2026-03-01T09:30:00.000000+00:00"
+    paris = datetime(2026, 3, 1, 10, 30, tzinfo=timezone(timedelta(hours=1)))
+    assert iso_time(paris) == "2026-03-01T10:30:00.000000+01:00"

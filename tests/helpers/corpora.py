@@ -9,7 +9,7 @@ grading it must give, in its corpus's words:
 - ``fixtures/diagnosis`` and ``fixtures/diagnosis_heldout`` (the labelled diagnosis cases): ``EXPECTED``,
   a catalogue or compound id, or ``"localised"``, ``"unnamed"``, ``"correct"``;
 - ``adversarial`` (attacks): ``KIND`` (probe, cheat, disruption, damage), ``TARGET`` (the function it
-  replaces, or ``"cell"``; a damage sets none: its ``damage(folder)`` does the harm), ``LAYER`` (the row of the README's layer tables that must stop it) and
+  replaces, or ``"cell"``; a damage sets none: its ``damage(folder)`` does the harm), ``LAYER`` (the row of docs/reference/sandbox-layers.md's tables that must stop it) and
   ``EXPECT`` (``{"score": ..., "review": True | False | "any"}``).
 
 ``load(corpus)`` gives one frozen ``Expected`` per module, in name order, and refuses, naming the module,

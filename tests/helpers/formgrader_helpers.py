@@ -68,19 +68,26 @@ def _free_port() -> int:
 
 
 @contextmanager
-def formgrader(course: Path, tmp: Path, wait: float = 90.0):
-    """Formgrader serving ``course`` on an ephemeral port of 127.0.0.1 (token auth); always torn down."""
+def formgrader(course: Path, tmp: Path, wait: float = 90.0, home: Path | None = None):
+    """Formgrader serving ``course`` on an ephemeral port of 127.0.0.1 (token auth); always torn down. With
+    ``home``, as on the README's Hub: the server runs in the instructor's home, which names the course in
+    ``~/.jupyter/nbgrader_config.py`` (``c.CourseDirectory.root``), the course lying elsewhere."""
     port = _free_port()
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+    config = tmp / "config"
+    if home is not None:
+        config = home / ".jupyter"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "nbgrader_config.py").write_text(f"c = get_config()\nc.CourseDirectory.root = {str(course)!r}\n")
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(config), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
                JUPYTER_DATA_DIR=str(tmp / "data"),
                PATH=f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}")
     cmd = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}",
-           f"--ServerApp.jpserver_extensions={ONLY_FORMGRADER}", f"--ServerApp.root_dir={course}",
+           f"--ServerApp.jpserver_extensions={ONLY_FORMGRADER}", f"--ServerApp.root_dir={home or course}",
            f"--Exchange.root={tmp / 'exchange'}", *(["--allow-root"] if os.geteuid() == 0 else [])]
     (tmp / "exchange").mkdir(parents=True, exist_ok=True)
     log = open(tmp / "formgrader.log", "w")
-    proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=home or course, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         server = Formgrader(port)
         server.pid = proc.pid

@@ -17,6 +17,14 @@ def fill_gradebook(url: str, course: Path, earned: dict[str, dict[str, float]], 
     stamp_new(url)
     with nbgrader_api().Gradebook(url, "attention-course") as gb:
         record_assignment(gb, course, ASSIGNMENT)
+        gb.db.commit()
+    add_students(url, earned, roster, emails)
+
+
+def add_students(url: str, earned: dict[str, dict[str, float]], roster=(), emails=None) -> None:
+    """``fill_gradebook``'s students, in a gradebook that already holds the assignment (a copy of one
+    ``fill_gradebook(url, course, {})`` made: recording the assignment takes seconds)."""
+    with nbgrader_api().Gradebook(url, "attention-course") as gb:
         for student, scores in earned.items():
             gb.update_or_create_student(student, email=(emails or {}).get(student))
             submission = gb.add_submission(ASSIGNMENT, student)

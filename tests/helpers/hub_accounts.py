@@ -119,14 +119,29 @@ def _cmdline(pid: int) -> str:
         return "?"
 
 
-def python_paths() -> list[Path]:
-    """Every folder from / down to the interpreter, the venv and this checkout: what an account must be
-    able to traverse to run this venv's Python (pyenv keeps Python under /root, which is 0700)."""
-    targets = [Path(sys.executable).resolve().parent, Path(sys.prefix), Path(__file__).resolve().parents[2]]
+def python_paths(checkout: bool = True) -> list[Path]:
+    """Every folder from / down to the interpreter, and (``checkout``) this venv and this checkout: what an account
+    must be able to traverse to run this venv's Python (pyenv keeps Python under /root, which is 0700); without
+    the checkout, what it needs to run an environment of its own made from the same interpreter."""
+    targets = [Path(sys.executable).resolve().parent]
+    if checkout:
+        targets += [Path(sys.prefix), Path(__file__).resolve().parents[2]]
     folders: set[Path] = set()
     for target in targets:
         folders.update([target, *target.parents])
     return sorted(folders)
+
+
+@contextmanager
+def closed_to_others(path: Path):
+    """No permission for others on ``path`` (a folder: nothing below it can be reached by another account),
+    put back as it was afterwards, even when the test fails."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    path.chmod(mode & ~0o007)
+    try:
+        yield path
+    finally:
+        path.chmod(mode)
 
 
 @contextmanager

@@ -1,6 +1,8 @@
 """A real JupyterHub on 127.0.0.1 for the tests: PAM logins for real accounts, a local process spawner (each
 user's server runs as that account), nbgrader's exchange as its JupyterHub documentation sets it up, and
-`watch` as a managed service of the Hub, run as the instructor.
+`watch` as a managed service of the Hub, run as the instructor. The layout of docs/notes/deploy.md: students'
+servers run from the students' environment (no grader package in it), the instructor's server and `watch`
+from the grader's, which only the instructor's group can read (hub_envs.py builds both).
 
 The Hub runs as root (LocalProcessSpawner needs it to start a server as each user) under tests/helpers/run_tree.py,
 so every process it starts (the proxy, each server, their kernels, the service and its workers) is found
@@ -78,17 +80,46 @@ class Site:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def user_env(self) -> dict[str, str]:
-        """What every spawned server and the service get: this venv first on PATH, the system-wide config."""
-        return {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": str(self.config_path),
+    @property
+    def student_env(self) -> Path:
+        """Stands for /opt/student: the students' environment (jupyterhub, jupyterlab, nbgrader, numpy, ...)."""
+        return self.base / "opt" / "student"
+
+    @property
+    def grader_env(self) -> Path:
+        """Stands for /opt/grader: this package and its dependencies, 0750 to the instructor's group."""
+        return self.base / "opt" / "grader"
+
+    def env_of(self, user: str) -> Path:
+        return self.grader_env if user == self.instructor else self.student_env
+
+    def user_env(self, user: str | None = None) -> dict[str, str]:
+        """What a server (``user``'s; a student's by default) and the service get: its environment first on PATH,
+        the system-wide config."""
+        return {"PATH": f"{self.env_of(user) / 'bin'}:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": str(self.config_path),
                 "PYTHONDONTWRITEBYTECODE": "1"}
 
 
 def watch_service(site: Site, extra: list[str] = ()) -> dict:
-    """The c.JupyterHub.services entry the README shows: `watch` as the instructor, in the course."""
+    """The c.JupyterHub.services entry docs/how-to/jupyterhub.md shows: `watch` as the instructor, in the course, from the grader's
+    environment."""
     return {"name": WATCH_SERVICE, "user": site.instructor, "cwd": str(site.course),
-            "command": [sys.executable, "-m", "autograder", "watch", "--course", str(site.course), *extra],
-            "environment": site.user_env()}
+            "command": [str(site.grader_env / "bin" / "python"), "-m", "autograder", "watch", "--course",
+                        str(site.course), *extra],
+            "environment": site.user_env(site.instructor)}
+
+
+GRADER_SERVER = '''
+
+def grader_environment_for_the_instructor(spawner):
+    """The instructor's server runs from the grader's environment; every other from the students'."""
+    if spawner.user.name == {instructor!r}:
+        spawner.cmd = [{cmd!r}]
+        spawner.environment = {{**spawner.environment, "PATH": {path!r}}}
+
+
+c.Spawner.pre_spawn_hook = grader_environment_for_the_instructor  # noqa: F821
+'''
 
 
 def hub_config(site: Site, services: list[dict]) -> str:
@@ -105,7 +136,7 @@ def hub_config(site: Site, services: list[dict]) -> str:
         "Authenticator.allowed_users": sorted([site.instructor, *site.students]),
         "Authenticator.admin_users": [site.instructor],
         "JupyterHub.spawner_class": "localprocess",         # each server runs as its user (setuid by the Hub)
-        "Spawner.cmd": [venv_bin("jupyterhub-singleuser")],
+        "Spawner.cmd": [str(site.student_env / "bin" / "jupyterhub-singleuser")],
         "Spawner.default_url": "/lab",
         "Spawner.environment": site.user_env(),
         "Spawner.start_timeout": 240,
@@ -118,7 +149,8 @@ def hub_config(site: Site, services: list[dict]) -> str:
     for name, value in settings.items():
         value = set(value) if name.startswith("Authenticator.") else value
         lines.append(f"c.{name} = {value!r}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + GRADER_SERVER.format(instructor=site.instructor, path=site.user_env(site.instructor)["PATH"],
+                                                   cmd=str(site.grader_env / "bin" / "jupyterhub-singleuser"))
 
 
 class Hub:

@@ -1,9 +1,11 @@
-"""The course on a real JupyterHub, set up as a course would set it up, for tests/env/hub/test_jupyterhub.py and
-benchmarks/hub_rush.py: accounts with passwords, homes that classmates cannot read, nbgrader's exchange
-in a shared folder (1777, as /tmp), a system-wide nbgrader_config.py under a temporary prefix that every
-server reads through JUPYTER_CONFIG_PATH (nothing is written to /etc), the instructor's course released
-as the instructor, and the Hub with `watch` as its service. ``hub_site`` undoes all of it, however the
-test ends: the Hub and every process of the accounts ended, the accounts deleted, modes restored.
+"""The course on a real JupyterHub, set up as docs/notes/deploy.md sets it up, for tests/env/hub/test_jupyterhub.py
+and benchmarks/hub_rush.py: accounts with passwords, homes that classmates cannot read, the students' environment
+(without this package) and the grader's (this package's wheel, readable by the instructor's group only), nbgrader's
+exchange in a shared folder (1777, as /tmp), a system-wide nbgrader_config.py under a temporary prefix that every
+server reads through JUPYTER_CONFIG_PATH (nothing is written to /etc), the instructor's course released as the
+instructor, and the Hub with `watch` as its service. This checkout is closed to every other account meanwhile
+(it holds the solutions; the deployment's machine holds no copy others can read). ``hub_site`` undoes all of it,
+however the test ends: the Hub and every process of the accounts ended, the accounts deleted, modes restored.
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from pathlib import Path
 import nbformat
 
 from autograder.samples.synthetic import fill_notebook, reference_answers
-from hub_accounts import Accounts, python_paths, traversable
+from hub_accounts import Accounts, closed_to_others, python_paths, traversable
+from hub_envs import grader_env, student_env
 from hub_helpers import A, COURSE_ID, PROXY, ROOT, Hub, Site, watch_service
 
 
@@ -39,7 +42,7 @@ def requirements() -> str | None:
 def as_user(user: str, site: Site, args: list[str], cwd: Path) -> str:
     """``args`` run as ``user`` with a server's environment (what that user types in a terminal)."""
     home = site.homes / user
-    env = [f"{k}={v}" for k, v in {**site.user_env(), "HOME": str(home), "USER": user}.items()]
+    env = [f"{k}={v}" for k, v in {**site.user_env(user), "HOME": str(home), "USER": user}.items()]
     done = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *env, *args], cwd=cwd,
                           capture_output=True, text=True, timeout=300)
     if done.returncode:
@@ -68,7 +71,7 @@ def lay_out(site: Site, course_settings: str) -> None:
     jupyter.mkdir()
     (jupyter / "nbgrader_config.py").write_text(f'c = get_config()\nc.CourseDirectory.root = "{course}"\n')
     subprocess.run(["chown", "-R", f"{site.instructor}:{site.instructor}", str(course), str(jupyter)], check=True)
-    nbgrader = [sys.executable, "-m", "nbgrader"]
+    nbgrader = [str(site.grader_env / "bin" / "python"), "-m", "nbgrader"]
     as_user(site.instructor, site, [*nbgrader, "generate_assignment", A, "--log-level=WARN"], course)
     as_user(site.instructor, site, [*nbgrader, "release_assignment", A, "--log-level=WARN"], course)
 
@@ -84,11 +87,23 @@ def hub_site(students: list[str], course_settings: str = "", watch_args: list[st
         undo.callback(_remove_accounts, accounts)
         accounts.create()
         site = Site(base, accounts["teach"], [accounts[s] for s in students])
-        undo.enter_context(traversable(python_paths()))
+        undo.enter_context(traversable(python_paths(checkout=False)))
+        environments(site)
+        undo.enter_context(closed_to_others(ROOT))
         lay_out(site, course_settings)
         hub = Hub(site, [watch_service(site, list(watch_args))])
         undo.callback(hub.stop)
         yield site, accounts, hub
+
+
+def environments(site: Site) -> None:
+    """The students' environment and the grader's (this package's wheel, 0750 to the instructor's group)."""
+    from wheel_helpers import build_wheel
+    build = site.base / "build"
+    build.mkdir(mode=0o700)
+    student_env(site.student_env)
+    grader_env(site.grader_env, build_wheel(build), group=site.instructor)     # useradd --user-group: its own
+    shutil.rmtree(build)
 
 
 def _remove_accounts(accounts: Accounts) -> None:

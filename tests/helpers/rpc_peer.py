@@ -46,6 +46,31 @@ class FakeServer:
             proc.wait()
 
 
+class DeafServer(FakeServer):
+    """A forged worker that answers its first request (hello) and then never reads again, holding its end of
+    the socket open: what a student can make a real worker do. ``stopped`` is set once it stopped reading."""
+
+    def __init__(self, root):
+        super().__init__(root, answer=None)
+        self.stopped, self.hung_up = threading.Event(), threading.Event()
+
+    def _serve(self, sock):
+        try:
+            rid, header, _ = rpc.FrameReader(sock.fileno()).read(time.monotonic() + 30)
+            sock.sendall(self.first(rid, header))
+            self.stopped.set()
+            while not self.hung_up.wait(0.05):          # reads nothing, closes nothing, until the test ends
+                pass
+        except (OSError, rpc.ProtocolError, rpc.PeerGone, rpc.Deadline):
+            pass
+        finally:
+            sock.close()
+
+    def close(self):
+        self.hung_up.set()
+        super().close()
+
+
 def handle_answering(tmp_path, answer) -> tuple[WorkerHandle, FakeServer]:
     server = FakeServer(tmp_path, answer)
     return WorkerHandle(server, Limits()), server

@@ -2,6 +2,8 @@
 import os
 import shutil
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -30,7 +32,16 @@ def test_missing_chromium_as_root_fails_so_ci_never_skips(monkeypatch):
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become another user")
 def test_make_browser_succeeds_without_root_when_chromium_is_missing():
-    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "make", "-s", "browser",
-                           "CHROMIUM=no-such-chromium-here"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # The Makefile alone, in a folder another account can read: a checkout may sit below folders only root enters.
+    folder = Path(tempfile.mkdtemp(prefix="make-browser-"))
+    try:
+        shutil.copy(ROOT / "Makefile", folder / "Makefile")
+        folder.chmod(0o755)
+        (folder / "Makefile").chmod(0o644)
+        proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "make", "-s",
+                               "browser", "CHROMIUM=no-such-chromium-here"],
+                              cwd=folder, capture_output=True, text=True, timeout=60)
+    finally:
+        shutil.rmtree(folder)
     assert proc.returncode == 0, proc.stderr
     assert "needs root" in proc.stdout and "skip" in proc.stdout

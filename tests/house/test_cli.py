@@ -45,7 +45,7 @@ def test_progress_line_shows_done_failures_and_eta():
     bar.advance(failed=True)
     bar.advance()
     line = bar.line()
-    assert "3/4 graded" in line and "1 need review" in line and "ETA" in line
+    assert "3/4 graded" in line and "1 flagged for review" in line and "ETA" in line
     assert stream.getvalue().count("\n") >= 1
 
 
@@ -87,3 +87,19 @@ def test_check_says_in_one_line_why_the_gradebook_could_not_be_read(tmp_path, ca
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no such table" in err and "SELECT" not in err, err
     assert "the table shows the checks' scores alone" in err
+
+
+def test_the_demo_announces_the_class_it_grades(tmp_path):
+    """The README announced a sample class of 60 while `make demo` graded 71 (the corpus grew): the demo says
+    its class's size and makeup before grading, counted from the lists that build it, and that is the number
+    of submissions `grade` finds there (the summary's "N submissions graded")."""
+    import re
+
+    from autograder.course.submissions import discover
+    from autograder.samples.demo import prepare
+    from autograder.samples.sample_class import makeup
+    said = makeup()
+    total, parts = re.match(r"(\d+) submissions \((.*)\)$", said).groups()
+    assert int(total) == sum(int(p.split()[0]) for p in parts.split(", ")), said
+    demo = prepare(tmp_path / "demo")
+    assert len(discover(demo, "ch04_attention")) == int(total)

@@ -137,3 +137,38 @@ def test_invalid_json_keeps_markdown_as_prose_never_runs_it(submission):
     assert any("ex2_causal_mask.ipynb is not valid JSON" in p for p in intake.problems)
     mine = [c.source for c in intake.cells if c.notebook == "ex2_causal_mask"]
     assert any("def causal_attention" in s for s in mine) and not any("My notes" in s for s in mine)
+
+
+def test_nbgrader_checksum_is_nbgraders():
+    """intake.compare.nbgrader_checksum is nbgrader's compute_checksum, without nbgrader in a grading process:
+    every nbgrader cell of the release carries the checksum generate_assignment wrote, and both agree on it."""
+    from nbgrader.utils import compute_checksum
+    from autograder.intake.compare import nbgrader_checksum
+    seen = 0
+    for path in sorted(RELEASE.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if "checksum" not in meta:
+                continue
+            ours = nbgrader_checksum(cell.source, cell.cell_type, meta["grade_id"], bool(meta.get("grade")),
+                                     bool(meta.get("solution")), bool(meta.get("locked")), meta.get("points"))
+            assert ours == compute_checksum(cell) == meta["checksum"], (path.name, meta["grade_id"])
+            seen += 1
+    assert seen >= 12
+
+
+def test_a_copy_handed_out_before_the_instructor_re_weighted_a_cell_is_no_integrity_problem(submission):
+    """Re-weighting a cell after release flagged every student (their copies hold the points of the release
+    they fetched); a copy whose checksum is generate_assignment's at those points came from a release, while
+    a student's own edit of the points (test_points_inflated) still is one."""
+    from nbgrader.utils import compute_checksum
+
+    def released_at_two_points(nb):                # what generate_assignment wrote when ex3_memory was worth 2
+        meta = _cell(nb, "ex3_memory").metadata["nbgrader"]
+        meta["points"] = 2
+        meta["checksum"] = compute_checksum(_cell(nb, "ex3_memory"))
+    _edit(submission / "ex3_memory.ipynb", released_at_two_points)
+    intake = _intake(submission)
+    assert intake.problems == [] and not intake.needs_review
+    _edit(submission / "ex3_memory.ipynb", lambda nb: _cell(nb, "ex3_memory").metadata["nbgrader"].update(points=3))
+    assert any("nbgrader settings of cell 'ex3_memory' were changed" in p for p in _intake(submission).problems)

@@ -76,7 +76,7 @@ def test_masks_in_practice_matches_the_engine():
     assert np.allclose(S.softmax(scores.astype(np.float32) - np.float32(1e9)), 1 / 3)   # float32
     assert np.allclose(S.softmax(scores - np.inf), 0)                        # the engine: zero weights
     assert "**uniform**" in text and "**without the mask**" in text and "**zero** weights" in text
-    assert "zero weights" in (ROOT / "README.md").read_text()
+    assert "zero weights" in (ROOT / "docs" / "reference" / "engine.md").read_text()
 
 
 def test_memory_plot_labels_say_what_is_plotted():

@@ -53,6 +53,7 @@ def test_documented_total():
                 if _meta(c).get("grade"))
     assert total == max_total() == 28
     assert "28 points" in (ROOT / "README.md").read_text()
+    assert "**28 points**" in (ROOT / "docs" / "reference" / "rubric.md").read_text()
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -1,6 +1,7 @@
 """Feedback and report read at a glance: a summary first, advice once per cell, sorted and labelled
 rates, and the failures no catalogue entry explains."""
 import re
+from dataclasses import replace
 
 from autograder.outputs.advice import deduplicated, sentences
 from autograder.outputs.classstats import failure_rates, undiagnosed
@@ -291,3 +292,42 @@ def test_a_persons_scores_count_everywhere_and_a_review_is_done_only_when_they_g
 def test_one_submission_and_one_point_are_said_in_the_singular():
     from autograder.textreport import summary_table
     assert summary_table([_mask_after_softmax()]).splitlines()[-1].startswith("1 submission graded: 0 full marks")
+
+
+def test_only_the_flagged_notebooks_page_says_it_awaits_review():
+    """One notebook flagged (ex3_memory missing) put "This notebook awaits review" on every notebook's page,
+    after the deadline (nbgrader's pages) and before it (watch's), though a person had nothing to look at there."""
+    from autograder.outputs.nbfeedback import notebook_html
+    from autograder.watch.pages import feedback_page
+    record = Record("ann", [_check("ex2_mask", "values", 2, True), _check("ex3_memory", "exact", 1, False)],
+                    needs_review=True, integrity=[DAMAGE], flags={"": [], "ex3_memory": [DAMAGE]})
+    for notebook, waits in (("ex2_causal_mask", False), ("ex3_memory", True)):
+        pages = [notebook_html(record, notebook, None),
+                 *(feedback_page(record, notebook, show, 0.0) for show in ("full", "diagnosis"))]
+        assert all(("awaits review" in page) == waits for page in pages), notebook
+    assert "awaits review" in feedback_html(record)             # the whole submission's page: one notebook waits
+
+
+def test_the_reports_review_counts_agree_with_its_sections_and_the_summary():
+    """The report said "1 need review" above a section listing two students (one a person had graded since),
+    and the progress line counted only this run's flags while the summary counted the class's."""
+    import io
+
+    from autograder.gradebook.messages import Answer
+    from autograder.outputs.write import with_manual_work
+    from autograder.run.progress import Progress
+    from autograder.textreport import summary_table
+    done = with_manual_work(_suspected(), Answer.from_dict({"manual": {"ex2_mask": 2.0}, "needs_manual_grade": False}))
+    waiting = replace(_suspected(), student_id="bob")
+    records = [done, waiting, _mask_after_softmax("cat")]
+    html = report_html(records, "ch04_attention")
+    assert "1 need review (1 more reviewed by hand)" in html
+    sections = dict(re.findall(r"<h2>([^<(]+) \((\d+)\)</h2>", html))
+    assert sections == {"Students needing review": "1", "Reviewed by hand": "1"}
+    waiting_rows = html.split("Students needing review")[1].split("</table>")[0]
+    assert "bob" in waiting_rows and ">ann<" not in waiting_rows
+    assert summary_table(records).splitlines()[-1].startswith("3 submissions graded: 0 full marks, 1 needs review "
+                                                              "(1 more reviewed by hand)")
+    bar = Progress(3, done=2, failed=2, stream=io.StringIO())         # two kept by --resume, both flagged
+    bar.advance()
+    assert "3/3 graded, 2 flagged for review" in bar.line()            # = 1 needs review + 1 reviewed by hand

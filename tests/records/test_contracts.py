@@ -64,7 +64,7 @@ def test_a_score_message_reads_back_as_it_was_sent():
 
 def test_an_answer_reads_back_as_it_was_written():
     full = Answer(3600.0, "2026-11-02 11:00:00", {"ex1": 1.5}, "2026-11-02 12:00:00", {"ex1_attention": 3.0},
-                  (("ex1", "ex1_solution", "close"),), False)
+                  (("ex1", "ex1_solution", "close"),), False, {"ex2_causal": 0.0})
     lateness_only = Answer(0.0, "", {"ex1": 0.0}, "")
     for answer in (full, lateness_only):
         assert Answer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer
@@ -176,3 +176,16 @@ def test_an_applied_status_with_a_detail_counts_as_applied(monkeypatch, tmp_path
     assert str(layers._drop_namespace_capabilities({"user namespace": missing("no")})) == "kept (not root)"
     assert layers._hidden_by_mount(available("in a user namespace")) == available("in a user namespace")
     assert layers._hidden_by_mount(missing("no unprivileged user namespaces here")) == missing(HIDDEN_BY_LANDLOCK)
+
+
+def test_a_cell_re_weighted_to_points_its_weights_do_not_divide_sums_to_its_points():
+    """ex2_causal's checks weigh 2, 1, 1, 1, 1; re-weighted to 8 points they are worth 8/3 and 4/3 each, and a
+    sum rounded after every check drifted to 7.999999 (the gradebook 25.999999, grades.csv 26)."""
+    from autograder.grading.rubric import RUBRIC, scaled
+    from autograder.records import CheckResult, Record
+    checks = [CheckResult("ex2_causal", item.name, item.category, item.points, item.points, True, "ok")
+              for item in RUBRIC["ex2_causal"]]
+    record = Record("ada", scaled(checks, {"ex2_causal": 8}))
+    assert record.cells["ex2_causal"].earned == record.cells["ex2_causal"].max == 8
+    assert record.total == record.max_total == 8 and record.notebooks["ex2_causal_mask"].earned == 8
+    assert sum(s.earned for s in record.categories.values()) == 8

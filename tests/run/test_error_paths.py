@@ -93,6 +93,30 @@ def test_a_course_gradebook_gone_missing_is_never_started_afresh(course, capsys,
                            assignment="ch04_attention", create=True, what="db_url")      # --create-gradebook
 
 
+@pytest.mark.parametrize("lateness, refused", [("0", True), ("unknown", False)])
+def test_an_empty_gradebook_beside_an_earlier_runs_scores_is_a_lost_gradebook(course, capsys, lateness, refused):
+    """gradebook.db moved away, then any nbgrader command (formgrader, `db assignment add`) made a new, empty one
+    where db_url points: `--resume` wrote into it as if nothing were lost. An earlier grades.csv whose lateness the
+    gradebook gave says one held the class; one that says "unknown" (its gradebook could not be written) does not."""
+    from autograder.gradebook.nbgrader_api import nbgrader_api, stamp_new_sqlite
+    (course / "grading").mkdir()
+    (course / "grading/grades.csv").write_text(f"student_id,total,seconds_late\ncorrect-1,28,{lateness}\n")
+    stamp_new_sqlite(f"sqlite:///{course / 'gradebook.db'}")                      # as nbgrader makes one (its
+    nbgrader_api().Gradebook(f"sqlite:///{course / 'gradebook.db'}", "attention-course").close()   # alembic's stamp)
+    from autograder.gradebook.url import check_course_gradebook
+    check = lambda create: check_course_gradebook(f"sqlite:///{course / 'gradebook.db'}", course=course,  # noqa: E731
+                                                  out=course / "grading", assignment="ch04_attention", create=create,
+                                                  what="db_url")
+    if refused:
+        line = _error(capsys, _grade(course, "--resume"))
+        assert f"the course's gradebook {course / 'gradebook.db'} (c.CourseDirectory.db_url in " in line
+        assert "holds no submission of ch04_attention" in line and "--create-gradebook" in line
+        assert sorted(p.name for p in (course / "grading").iterdir()) == ["grades.csv"]       # nothing graded
+    else:
+        check(False)
+    check(True)                                                                     # --create-gradebook
+
+
 def test_create_gradebook_starts_one_and_a_query_is_no_part_of_its_name(course, tmp_path, capsys):
     assert main(_grade(course, "--gradebook", f"sqlite:///{tmp_path / 'new.db'}?mode=rwc",
                        "--create-gradebook")) == 0

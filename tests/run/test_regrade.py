@@ -38,8 +38,11 @@ def test_resume_regrades_a_resubmission_and_says_how_many(tmp_path, capsys):
     _resubmit(course, "no-scaling", "correct-1", "2026-11-30 12:00:00.000000 UTC")
     capsys.readouterr()
     assert main(["grade", "--course", str(course), "--workers", "2", "--resume"]) == 0
-    out = capsys.readouterr().out
+    printed = capsys.readouterr()
+    out = printed.out
     assert "1 submission changed since graded" in out and "'no-scaling'" in out and "graded 1, skipped 2" in out
+    # the progress line counts the kept, flagged damaged-missing-notebook, as the summary does
+    assert "3/3 graded, 1 flagged for review" in printed.err and "1 needs review" in out
     rows = {r["student_id"]: r for r in read_csv(course / "grading" / "grades.csv")}
     assert rows["no-scaling"]["total"] == "28" and rows["no-scaling"]["diagnoses"] == ""
     assert rows["no-scaling"]["submitted"].startswith("2026-11-30 12:00:00")
@@ -124,12 +127,33 @@ def test_a_resubmission_after_manual_grading_tells_the_instructor_to_look_again(
     assert ("note: 'no-scaling' resubmitted after a person scored ex1_attention (4 by hand; the checks now give "
             "5 of 5): the score given by hand still counts") in err
     assert "correct-1" not in err and export_gradebook(course)["no-scaling"] == 27.0
+    _flagged_for_other_work(course, "no-scaling")                 # formgrader asks the person to look again
     assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
     assert "resubmitted after a person scored" not in capsys.readouterr().err     # said once, when regraded
+    _flagged_for_other_work(course, "no-scaling")                 # and the flag stays until the person saves
     assert main(["check", str(course / "submitted" / "no-scaling" / A)]) == 0      # the table says the gradebook's
     table = capsys.readouterr().out
     assert "total 28/28" in table and ("gradebook: a person scored ex1_attention 4 (the checks give 5 of 5); grade, "
                                        "formgrader and nbgrader export count the person's score: total 27/28") in table
+    gb, grades = _grades(course, "no-scaling")
+    grades["ex1_attention"].needs_manual_grade = False            # the person looked again (formgrader's save)
+    gb.db.commit()
+    gb.close()
+    _resubmit(course, "no-scaling", "no-scaling", "2026-11-29 12:00:00.000000 UTC")   # collect --before-duedate
+    assert main(["grade", "--course", str(course), "--workers", "1"]) == 0            # a plain grade, too
+    _flagged_for_other_work(course, "no-scaling")
+
+
+def _flagged_for_other_work(course, student: str) -> None:
+    """The cell a person scored is flagged for them, with why, and keeps their score."""
+    gb, grades = _grades(course, student)
+    try:
+        assert grades["ex1_attention"].needs_manual_grade and grades["ex1_attention"].manual_score == 4.0
+        comments = [c.auto_comment or "" for c in gb.find_submission_notebook("ex1_attention", A, student).comments]
+        assert comments and all("handed in other work since a person scored ex1_attention" in c for c in comments)
+        assert not any(g.needs_manual_grade for name, g in grades.items() if name != "ex1_attention")
+    finally:
+        gb.close()
 
 
 def _review_column(result) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.sandbox import layers, namespaces, seccomp
+from autograder.sandbox import layers, namespaces, rootfs, seccomp
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.forkclient import ForkServer
 from autograder.sandbox.handle import WorkerHandle
@@ -56,12 +56,18 @@ SECCOMP_PROBES = {
     "keyring": "_check(libc.syscall(250 if platform.machine() == 'x86_64' else 219, 0, -4, 0))",
     "shared memory": "_check(libc.shmget(0, 4096, 0o1600))",
     "user namespace": "_check(libc.unshare(0x10000000))",
+    "inotify": "_check(libc.inotify_init1(0))",
+    "inotify, the first call": "_check(libc.inotify_init())",
+    "inotify watch on a descriptor made before": "_check(libc.inotify_add_watch(-1, b'/', 0xfff))",
+    "fanotify": "_check(libc.fanotify_init(0, 0))",
+    "dnotify": "fd = os.open('/', os.O_RDONLY)\nfcntl.fcntl(fd, 1026, 0x80000001)",   # F_NOTIFY, DN_MULTISHOT | DN_ACCESS
 }
 SECCOMP_ALLOWED = {
     "inet socket": "socket.socket()",
     "stream socketpair": "socket.socketpair()",
     "thread": "t = threading.Thread(target=print); t.start(); t.join()",
     "fork": "pid = os.fork()\nif pid == 0: os._exit(0)\nos.waitpid(pid, 0)",
+    "fcntl": "fcntl.fcntl(0, fcntl.F_GETFL)",
 }
 
 
@@ -80,7 +86,7 @@ def test_seccomp_filter_denies_exactly_what_it_should(name, loaded, monkeypatch)
     if pid == 0:
         result = 3
         try:
-            import ctypes, platform, socket, threading  # noqa: E401, F401
+            import ctypes, fcntl, platform, socket, threading  # noqa: E401, F401
             libc = ctypes.CDLL(None, use_errno=True)
 
             def _check(ret):
@@ -171,6 +177,31 @@ def test_fork_server_reaper_runs_when_it_is_terminated():
         server.close()
 
 
+def test_the_fork_server_removes_its_folder_when_its_grader_dies(tmp_path):
+    """A grader that dies (a grading process ended by its pool, `watch` killed) closes the fork server's socket
+    and sends it SIGTERM (its death signal) at the same moment: a signal during the reaper's clean-up cut it
+    short and left the sandbox folder in the temporary folder (issue 38). Here the socket closes, then SIGTERM
+    comes again and again while the reaper removes a folder slow to remove."""
+    server = ForkServer()
+    try:
+        slow = server.root / "slow"
+        slow.mkdir()
+        for i in range(5_000):
+            (slow / str(i)).touch()
+        server.control.close()
+        time.sleep(0.05)
+        for _ in range(40):
+            if server.proc.poll() is not None:
+                break
+            server.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.01)
+        server.proc.wait(timeout=60)
+        assert not server.root.exists(), "the reaper was cut short"
+    finally:
+        server.proc.kill()
+        shutil.rmtree(server.root, ignore_errors=True)
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -181,11 +212,12 @@ def _alive(pid: int) -> bool:
 
 @ROOT_ONLY
 def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, tmp_path):
-    """A mount namespace where the tmpfs cannot be mounted: the host folder is used (and owned by
-    the worker's uid when it takes one), and the status says what is missing."""
+    """A mount namespace where neither its own root nor the tmpfs can be mounted: the host folder is used (and
+    owned by the worker's uid when it takes one), and the status says what is missing."""
     def refuse(*args, **kwargs):
         raise OSError(1, "mount /tmp: refused for the test")
     monkeypatch.setattr(namespaces, "private_tmp", refuse)
+    monkeypatch.setattr(rootfs, "own_root", refuse)
     host = tmp_path / "w"
     host.mkdir()
     read, write = os.pipe()
@@ -194,13 +226,14 @@ def test_without_a_private_tmpfs_the_worker_keeps_its_host_folder(monkeypatch, t
         try:
             status = {}
             workdir, own_uid = layers._isolate_files(status, str(host), Limits(), 1_234_567, True)
-            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}".encode())   # as records show it
+            os.write(write, f"{workdir}|{own_uid}|{status['private /tmp']}|{status['own root']}".encode())
         finally:
             os._exit(0)
     os.close(write)
     os.waitpid(pid, 0)
-    workdir, own_uid, private = os.read(read, 4096).decode().split("|")
+    workdir, own_uid, private, own_root = os.read(read, 4096).decode().split("|")
     assert workdir == str(host) and private.startswith("missing: ") and "refused for the test" in private
+    assert own_root.startswith("missing: ") and "host's folders stay in view" in own_root
     assert host.stat().st_uid == (1_234_567 if own_uid == "True" else 0)
 
 
@@ -259,3 +292,95 @@ def test_a_worker_starts_as_a_fresh_kernel_despite_the_warm_up(server):
         handle.cleanup()
     assert not reply["ok"] and reply["error"]["type"] == "NameError", reply
     assert names["ok"] and out["stdout"].splitlines()[-1].split() == ["[]", "1", "0"], out
+
+
+def test_doctor_says_what_each_missing_layer_costs():
+    """Every layer a worker can lack has one plain sentence of what its absence costs, printed under it, and
+    the summary names each missing layer; a layer on costs nothing."""
+    from autograder.sandbox import doctor
+    lacking = doctor.report({name: missing("for the test") for name in SANDBOX_LAYERS}, None)
+    for line in lacking:
+        assert bool(line.cost) is (line.layer not in ("session", *doctor.GRADER_SIDE)), line
+    text = doctor.render(lacking)
+    assert text.count("without it: ") == len([line for line in lacking if line.cost])
+    assert text.splitlines()[-1].startswith(f"This deployment lacks {text.count('without it: ')} layers")
+    on = doctor.report({name: LayerStatus(State.AVAILABLE) for name in SANDBOX_LAYERS}, None)
+    assert not any(line.cost for line in on) and doctor.summary(on).startswith("Every layer is on")
+
+
+def test_doctor_believes_the_worker_over_what_the_machine_offers():
+    """What a worker started here got decides: an offered layer it did not get is missing, with its cost."""
+    from autograder.sandbox import doctor
+    offered = {"PID namespace": LayerStatus(State.AVAILABLE), "own root": LayerStatus(State.AVAILABLE),
+               "wall-clock limits": LayerStatus(State.AVAILABLE)}
+    got = {"PID namespace": missing("unshare failed (Operation not permitted)")}
+    lines = {line.layer: line for line in doctor.report(offered, got)}
+    assert str(lines["PID namespace"].status) == "missing: unshare failed (Operation not permitted)"
+    assert lines["own root"].status.state is State.MISSING and lines["own root"].cost
+    assert lines["wall-clock limits"].status.state is State.AVAILABLE and not lines["wall-clock limits"].cost
+
+
+@ROOT_ONLY
+def test_an_old_root_that_stays_in_view_stops_the_worker(tmp_path):
+    """Past pivot_root there is no host's tree to go back to: where the old root cannot be detached the worker
+    must not start (RuntimeError), never fall back and run with the whole old root above its own."""
+    class Refusing:
+        def __init__(self, real):
+            self.real = real
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def umount2(self, target, flags):
+            return -1 if target == b"." else self.real.umount2(target, flags)
+    host = tempfile.mkdtemp()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            namespaces.enter()
+            rootfs._libc = Refusing(rootfs._libc)
+            status = {}
+            try:
+                layers._own_root(status, host, Limits(disk_bytes=8 << 20), lambda name: None)
+                outcome = f"started: {status}"
+            except RuntimeError as exc:
+                outcome = f"refused: {exc}"
+            os.write(write, outcome.encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    outcome = os.read(read, 4096).decode()
+    os.rmdir(host)
+    assert outcome.startswith("refused: the old root could not be detached"), outcome
+
+
+@ROOT_ONLY
+@pytest.mark.skipif(not _userns_allowed(), reason="no unprivileged user namespaces on this kernel")
+def test_where_its_own_proc_is_refused_the_worker_says_it_has_the_hosts():
+    """Without a PID namespace of its own (or in a container whose /proc is partly covered) the kernel refuses a
+    fresh /proc: the worker's root then binds the host's, and its status says so (doctor shows it)."""
+    host = tempfile.mkdtemp()
+    os.chown(host, 65534, 65534)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            namespaces._libc.prctl(4, 1, 0, 0, 0)                  # PR_SET_DUMPABLE, as a normal login has it
+            assert str(namespaces.enter_user_namespace()) == "applied"
+            assert namespaces._libc.unshare(namespaces.CLONE_NEWNS) == 0 and str(namespaces._private_propagation()) == "applied"
+            status = {}
+            workdir = layers._own_root(status, host, Limits(disk_bytes=8 << 20), lambda name: None)
+            os.write(write, f"{workdir}|{status['own root']}|{len(open('/proc/self/status').read()) > 0}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    workdir, own_root, readable = os.read(read, 4096).decode().split("|")
+    os.rmdir(host)
+    assert workdir == namespaces.WORKDIR and readable == "True", (workdir, own_root)
+    assert own_root.startswith("applied (") and "the host's /proc (its own: " in own_root, own_root

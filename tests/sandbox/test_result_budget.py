@@ -6,6 +6,7 @@ the grading process on the frames it reads; past it a result is refused as an ov
 fails and says why; no review flag), and a worker that sends more than it was told is left is not read."""
 import os
 import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -108,3 +109,71 @@ def test_a_submission_whose_every_function_returns_a_lot_is_bounded_in_bytes(ser
     assert sum(read) <= 8 * MIB and sum(read) >= 4 * MIB, sum(read)
     assert any(TOO_MUCH in c.message for c in record.checks) and not record.needs_review
     assert time.monotonic() - start < 30
+
+
+# --- issue 35, item 7: the budget is on what the grader holds once it reads a result, not on what arrived ----
+# A result arrives in its own dtype and the grader reads it as float64 (``grading.student.to_array``): an int8
+# or bool result takes 8 times its bytes on the wire. Counted on the wire, a notebook's share of int8 results
+# became 8 times that share in the grader, and killed ``nbgrader autograde`` under a 2 GiB cap.
+
+SMALL_DTYPES = ["int8", "uint8", "bool", "int16", "float16"]
+
+
+def _returns(dtype: str, elements: int) -> str:
+    return f"import numpy as np\ndef small(*args, **kwargs):\n    return np.ones({elements}, dtype=np.{dtype})\n"
+
+
+@pytest.mark.parametrize("dtype", SMALL_DTYPES)
+def test_small_dtypes_are_charged_what_the_grader_holds_once_read(server, dtype):
+    """A real worker: results of 128 Ki numbers (128 KiB of int8, 1 MiB once read), a share of 4 MiB. Four
+    arrive and the rest are refused with the budget's message; what the grader holds once it has read every
+    result that arrived, as its checks read them (float64), measured with tracemalloc, is within the share.
+    Counted on the wire, all six arrived (6 MiB once read)."""
+    from autograder.grading.student import to_array
+    limits = Limits(received_bytes=4 * MIB * len(NOTEBOOKS))
+    student = SandboxedStudent(server, [CodeCell("ex1_attention", 0, _returns(dtype, 1 << 17))], ["small"], limits)
+    try:
+        got = [student.call_many("small", [()])[0] for _ in range(6)]
+    finally:
+        student.close()
+    assert [isinstance(g, np.ndarray) for g in got] == [True] * 4 + [False] * 2, got
+    assert all(TOO_MUCH in str(g) and "4 MiB of results in all" in str(g) for g in got[4:])
+    assert student.received.left == 0 and not student.events
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        held = [to_array(g, "the result") for g in got if isinstance(g, np.ndarray)]
+        grew = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(held) == 4 and grew <= 4 * MIB + (64 << 10), grew
+
+
+def _int8_reply(rid: int, header: dict) -> bytes:
+    """A forged reply: 1 Mi numbers of int8 (1 MiB on the wire, 8 MiB once read), whatever it was told."""
+    desc = {"dtype": "|i1", "shape": [MIB], "offset": 0, "nbytes": MIB}
+    many = {"items": [{"ok": True, "tree": {"kind": "array", "index": 0}}], "arrays": [desc]}
+    return rpc.encode_frame(rid, {"op": header["op"], "ok": True, "many": many}, bytes(MIB))
+
+
+def test_a_forged_worker_sending_small_dtypes_past_what_is_left_once_read_is_ended(tmp_path):
+    """2 MiB left: the 1 MiB payload is read (it fits), but its 8 MiB once read do not; the worker is ended
+    (it was told what is left), nothing is decoded and nothing charged."""
+    handle, server = handle_answering(tmp_path, _int8_reply)
+    budget = Received(2 * MIB)
+    try:
+        with pytest.raises(WorkerDied, match=f"results that take {8 * MIB} bytes once read, more than the {2 * MIB} left"):
+            handle.call_many("f", [((), {})], 10, received=budget)
+    finally:
+        handle.cleanup()
+        server.close()
+    assert budget.left == 2 * MIB
+
+
+def test_one_result_is_capped_on_what_the_grader_holds_once_read():
+    """``Limits.result_bytes`` too: 64 Mi int8 numbers are 64 MiB on the wire and 512 MiB once read."""
+    from autograder.sandbox.convert import decode_many, encode_results
+    reply, payload = encode_results([("ok", np.ones(1 << 20, np.int8)), ("ok", np.ones(1 << 17, bool))], 1 * MIB)
+    refused, taken = decode_many(reply, payload, 2)
+    assert refused[0] == "refused" and "the result takes 8 MiB as the grader reads it" in refused[2]
+    assert taken[0] == "ok" and taken[1].dtype == bool and taken[1].size == 1 << 17

@@ -2,14 +2,18 @@
 
 Real Linux accounts (an instructor, four students) log in with their passwords through the Hub's login
 page (PAM, the Hub's default authenticator, against passwords set by chpasswd: no test double decides
-who may log in); LocalProcessSpawner starts each server as its account; nbgrader's exchange is a shared
-1777 folder and every server reads a system-wide nbgrader_config.py; `watch` is a managed service of the
-Hub, run as the instructor. Headless Chromium (Debian's) does what students and the instructor do.
+who may log in); LocalProcessSpawner starts each server as its account, a student's from the students'
+environment (no grader package in it), the instructor's from the grader's (readable by the instructor's
+group only), as docs/notes/deploy.md lays them out; nbgrader's exchange is a shared 1777 folder and every
+server reads a system-wide nbgrader_config.py; `watch` is a managed service of the Hub, run as the
+instructor from the grader's environment. Headless Chromium (Debian's) does what students and the
+instructor do.
 Screenshots of the key pages go to test-artifacts/jupyterhub/.
 
 Needs root (useradd, a Hub that starts servers as other users); skips and says so otherwise.
 """
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -18,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from browser_helpers import FLAGS, browser
-from hub_helpers import A, ROOT, shell_in_server
+from hub_helpers import A, ROOT, run_in_server, shell_in_server
 from hub_site import fill_in, hub_site, requirements
 from watch_helpers import events
 
@@ -115,6 +119,77 @@ def test_each_student_logs_in_and_fetches_from_the_assignment_list(site, pages):
         uid = accounts.uid(name)
         assert {p.stat().st_uid for p in folder.glob("*.ipynb")} == {uid}, "fetched as the student's account"
     shot(pages[names[0]], "assignment-list-fetched")
+
+
+STUDENT_READS = """
+import json, os, sys
+found = {"imported": [], "read": [], "on its path": []}
+for name in ("solutions", "autograder"):
+    try:
+        __import__(name)
+        found["imported"].append(name)
+    except ImportError:
+        pass
+for what, path in SECRETS.items():
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+        found["read"].append(what)
+    except OSError:
+        pass
+for entry in sys.path:                      # nothing a kernel imports from holds the package or a source notebook
+    for folder, dirs, files in os.walk(entry or "."):
+        if os.path.basename(folder) in ("solutions", "autograder", "course_files") or \\
+                any(f.startswith("__editable__") for f in files):
+            found["on its path"].append(folder)
+        for name in files:
+            if name.endswith(".ipynb"):
+                text = open(os.path.join(folder, name), errors="replace").read()
+                if "BEGIN SOLUTION" in text and "scaled_dot_product_attention" in text:
+                    found["on its path"].append(os.path.join(folder, name))
+print("FOUND " + json.dumps(found))
+"""
+
+
+def test_a_students_server_can_read_no_solution_nor_hidden_test(site, pages):
+    """Issue 35, item 5: a student's server runs from the students' environment, which holds no `solutions` and no
+    `autograder` (the rubric the hidden tests call); the grader's environment, the course and this checkout are
+    closed to students. Everything a student's kernel can import from is searched too. (Fetch, Submit, watch and
+    fetch_feedback working from that environment are the other tests of this module.)"""
+    site_, accounts, hub = site
+    grader_site = next(site_.grader_env.glob("lib/python3*/site-packages"))
+    secrets = {"the grader's reference engine": grader_site / "solutions" / "__init__.py",
+               "the grader's rubric": grader_site / "autograder" / "grading" / "rubric.py",
+               "the grader's copy of a source notebook": grader_site / "autograder" / "course_files" / "source" / A /
+               "ex1_attention.ipynb",
+               "the course's source notebook": site_.course / "source" / A / "ex1_attention.ipynb",
+               "the course's gradebook": site_.course / "gradebook.db",
+               "this checkout's source notebook": ROOT / "source" / A / "ex1_attention.ipynb",
+               "this checkout's reference engine": ROOT / "solutions" / "__init__.py"}
+    assert all(path.exists() for path in secrets.values()), [w for w, p in secrets.items() if not p.exists()]
+    for role in ("ada", "bob"):
+        printed = run_in_server(hub, accounts[role], STUDENT_READS.replace(
+            "SECRETS", repr({what: str(path) for what, path in secrets.items()})))
+        found = json.loads(next(line for line in printed.splitlines() if line.startswith("FOUND "))[6:])
+        assert found == {"imported": [], "read": [], "on its path": []}, (role, found)
+    teach = run_in_server(hub, site_.instructor, "import autograder, solutions\nprint(autograder.__file__)")
+    assert teach.strip().startswith(str(site_.grader_env)), teach          # the instructor's server: the grader's
+
+
+def test_doctor_in_the_instructors_server_shows_every_layer_grading_gets_here(site, pages):
+    """Issue 38, item 5: `doctor`, run where grading runs (the instructor's account, the grader's environment),
+    names every layer with what a worker started there got, and what each missing one costs. Its output is kept
+    in test-artifacts/jupyterhub/doctor.txt (docs/notes/deploy.md quotes it)."""
+    from autograder.sandbox.status import SANDBOX_LAYERS
+    site_, _, hub = site
+    out = shell_in_server(hub, site_.instructor, ["python", "-m", "autograder", "doctor"])
+    (SHOTS / "doctor.txt").write_text(out)
+    rows = {line.split("  ")[0]: line for line in out.splitlines() if line and not line.startswith(" ")}
+    assert set(SANDBOX_LAYERS.values()) <= set(rows), set(SANDBOX_LAYERS.values()) - set(rows)
+    for layer in ("PID namespace", "own root", "mount namespace", "landlock", "seccomp", "user namespace"):
+        assert "applied" in rows[SANDBOX_LAYERS[layer]], rows[SANDBOX_LAYERS[layer]]
+    assert "without it: memory is capped per process" in out and out.strip().splitlines()[-1].startswith(
+        "This deployment lacks"), out
 
 
 SAMPLES = {"ada": "correct-1", "bob": "no-scaling", "cy": "mask-after-softmax", "di": "correct-2"}
