@@ -1,6 +1,7 @@
-"""The suite's own rules: markers come from where a test lives (tests/conftest.py), never by hand, and the
-files it starts first are files that exist."""
+"""The suite's own rules: markers come from where a test lives (tests/conftest.py), never by hand, the
+files it starts first are files that exist, and no two test files share a name."""
 import re
+from collections import defaultdict
 
 import conftest
 from conftest import TESTS
@@ -26,3 +27,15 @@ def test_no_test_sets_an_environment_or_speed_marker_by_hand():
 def test_every_environment_folder_is_a_marker():
     folders = {p.name for p in (TESTS / "env").iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
     assert folders <= set(conftest.ENVIRONMENTS)
+
+
+def test_no_two_test_files_share_a_basename():
+    """The test folders are no packages (no __init__.py) and pytest imports a test file by its basename
+    (the default import mode, "prepend"): a second tests/<a>/test_x.py beside tests/<b>/test_x.py stops the
+    whole collection ('import file mismatch'), as two test_gradebook_refused.py did on CI."""
+    where = defaultdict(list)
+    for path in TESTS.rglob("*.py"):
+        if path.name.startswith("test_") or path.name.endswith("_test.py"):
+            where[path.name].append(str(path.relative_to(TESTS)))
+    shared = {name: sorted(paths) for name, paths in where.items() if len(paths) > 1}
+    assert shared == {}, f"test files sharing a basename (rename one: pytest cannot collect both): {shared}"
