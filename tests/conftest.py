@@ -78,27 +78,56 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_slowest_first)
 
 
-# The slowest files, slowest first (each one's wall time on an idle 2-core machine in a full run: see
-# docs/notes/suite.md, which says how to measure them again). Under pytest-xdist (`make test`: --dist loadfile
-# --no-loadscope-reorder) a test process takes a whole file at a time, in this order: the long files start
-# at once, side by side, and the run ends on short ones. Every other file follows in collection order.
+# The slowest files, slowest first (each one's CPU-seconds in a full run, its processes' included, measured in
+# a cpuacct cgroup per test process: docs/notes/suite.md says how to measure them again). Under pytest-xdist
+# (`make test`: --dist loadfile --no-loadscope-reorder) a test process takes a whole file at a time, in this
+# order: the long files start at once, side by side, and the run ends on short ones. Every other file follows in collection order.
 SLOWEST_FIRST = (
-    "env/nbgrader/test_course_agreement.py",
     "env/hub/test_jupyterhub.py",
-    "env/nbgrader/test_nbgrader_doors.py",
-    "env/dask/test_dask_memory_cap.py",
+    "env/nbgrader/test_course_agreement.py",
     "env/nbgrader/test_wheel_install.py",
-    "env/dask/test_dask_faults.py",
-    "house/test_benchmarks.py",
     "run/test_faults.py",
     "run/test_stop_writing.py",
+    "env/nbgrader/test_nbgrader_doors.py",
     "sandbox/test_adversarial.py",
-    "run/test_regrade.py",
+    "env/dask/test_dask_memory_cap.py",
+    "house/test_benchmarks.py",
     "misconceptions/test_diagnosis_corpus.py",
-    "env/nbgrader/test_course_exchange.py",
+    "env/postgres/test_semester_commands.py",
+    "env/nbgrader/test_hub_layout_doors.py",
+    "env/nbgrader/test_reweight_after_release.py",
+    "env/dask/test_dask_faults.py",
+    "run/test_regrade.py",
     "env/postgres/test_gradebook_kill.py",
+    "env/nbgrader/test_course_exchange.py",
 )
 _RANK = {name: rank for rank, name in enumerate(SLOWEST_FIRST)}
+
+# Long files whose tests share nothing a module or class builds (each test builds what it reads; the session's
+# fixtures are per test process): under `make test` each of their tests is a unit of pytest-xdist's work of its
+# own, so such a file no longer holds one test process for all its tests' time. Every other file is one unit.
+APART = (
+    "env/postgres/test_semester_commands.py",
+    "env/dask/test_dask_faults.py",
+    "env/nbgrader/test_course_exchange.py",
+    "env/postgres/test_gradebook_kill.py",
+    "run/test_regrade.py",
+)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, but a test of a file in APART is a unit alone (pytest-xdist's loadgroup, which could
+    say the same with markers, groups nothing under pytest 9.2: pytest-dev/pytest-xdist#1386)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesAndApart(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            file = nodeid.split("::", 1)[0]
+            return nodeid if file.removeprefix("tests/") in APART else file
+
+    return FilesAndApart(config, log)
 
 
 def _slowest_first(item) -> int:

@@ -13,6 +13,8 @@ def test_the_slowest_files_listed_to_start_first_exist():
     missing = [name for name in conftest.SLOWEST_FIRST if not (TESTS / name).is_file()]
     assert missing == [], f"tests/conftest.py's SLOWEST_FIRST names files that are gone: {missing}"
     assert len(set(conftest.SLOWEST_FIRST)) == len(conftest.SLOWEST_FIRST)
+    gone = [name for name in conftest.APART if not (TESTS / name).is_file()]
+    assert gone == [], f"tests/conftest.py's APART names files that are gone: {gone}"
 
 
 def test_no_test_sets_an_environment_or_speed_marker_by_hand():
