@@ -81,7 +81,8 @@ def pytest_collection_modifyitems(items):
 # The slowest files, slowest first (each one's CPU-seconds in a full run, its processes' included, measured in
 # a cpuacct cgroup per test process: docs/notes/suite.md says how to measure them again). Under pytest-xdist
 # (`make test`: --dist loadfile --no-loadscope-reorder) a test process takes a whole file at a time, in this
-# order: the long files start at once, side by side, and the run ends on short ones. Every other file follows in collection order.
+# order: the long files start at once, side by side, and the run ends on short ones. Every other file
+# follows in collection order.
 SLOWEST_FIRST = (
     "env/hub/test_jupyterhub.py",
     "env/nbgrader/test_course_agreement.py",
