@@ -49,8 +49,7 @@ def _nan(function, args, out, w, view, probe) -> Localisation | None:
     observed = " and ".join(s.replace(" rows ", f" {lines} ").replace(" row ", f" {lines[:-1]} ") for s in said)
     if function == "causal_attention" and _diagonal_hidden(w, view) is not None:
         return _diagonal_hidden(w, view)
-    Q, K, V = args
-    smaller = _call(probe, (Q / SMALLER, K / SMALLER, V))
+    smaller = _call(probe, smaller_inputs(args))
     if smaller is None:
         return Localisation("nan", f"{observed[0].upper()}{observed[1:]}: a NaN comes from 0/0, inf - inf or a row "
                             "whose scores are all -inf; find where it first appears (np.isnan).")
@@ -107,13 +106,24 @@ def _softmax_rows(p, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def smaller_inputs(args: tuple) -> tuple:
+    """The NaN test's input: Q and K ``SMALLER`` times smaller."""
+    Q, K, V = args
+    return Q / SMALLER, K / SMALLER, V
+
+
+def previous_call_inputs(args: tuple) -> list[tuple]:
+    """[X, args, Y, args], asked in this order: X and Y of the same shapes, drawn from the check's input."""
+    rng = seeded(args)
+    first, second = (tuple(rng.normal(0, 1, np.shape(a)) for a in args) for _ in range(2))
+    return [first, args, second, args]
+
+
 def _previous_call(args, probe) -> Localisation | None:
     """[X, args, Y, args]: the weights for ``args`` are the student's own for X, then for Y (X's differ from Y's)."""
     if probe is None:
         return None
-    rng = seeded(args)
-    first, second = (tuple(rng.normal(0, 1, np.shape(a)) for a in args) for _ in range(2))
-    answers = probe([first, args, second, args])
+    answers = probe(previous_call_inputs(args))
     if any(isinstance(a, Exception) for a in answers):
         return None
     w = [np.asarray(a[1], dtype=float) for a in answers]

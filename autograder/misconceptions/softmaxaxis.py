@@ -39,7 +39,7 @@ def _not_finite(x, args, out, probe) -> Localisation:
     """NaN or inf: an overflow only when the same input a hundred times smaller gives finite values."""
     what = "NaN" if np.isnan(out).any() else "inf"
     observed = f"Your softmax returns {what} for inputs up to {np.abs(x).max():.3g}"
-    smaller = probe([(x / 100, *args[1:])])[0] if probe is not None else None
+    smaller = probe([smaller_input(args)])[0] if probe is not None else None
     if smaller is None or isinstance(smaller, Exception):
         return Localisation("nan", f"{observed}: find where it first appears (np.isnan, np.isinf).")
     if np.all(np.isfinite(np.asarray(smaller, dtype=float))):
@@ -47,6 +47,11 @@ def _not_finite(x, args, out, probe) -> Localisation:
                             "exp() overflowed; subtract the maximum along the axis before exponentiating.")
     return Localisation("nan", f"{observed}, also for the same input a hundred times smaller, so it is not exp() "
                         "overflowing: look for 0/0 or inf - inf (np.isnan, np.isinf).")
+
+
+def smaller_input(args: tuple) -> tuple:
+    """The overflow test's input: x a hundred times smaller (the axis as given)."""
+    return (np.asarray(args[0], dtype=float) / 100, *args[1:])
 
 
 def _normalised_elsewhere(out, asked: int, summing: list[int], x=None) -> Localisation:

@@ -202,14 +202,14 @@ def test_a_count_that_shows_nothing_of_dtype_bytes_earns_nothing_and_is_told_so_
 def test_a_wrong_count_is_read_once_for_the_family_and_the_localiser():
     """The bytes-as-gb family and the count localiser read the student's counts on the same inputs: the
     localiser takes the family's reading (one per probe) instead of calling the function again."""
-    from autograder.grading.checks._base import mismatch
+    from autograder.grading.checks._base import Probe, mismatch
     calls = []
 
     def counted(n, dtype_bytes=2):
         calls.append(n)
         return n * n * n * dtype_bytes
     student = NotebookFunctions({"attention_memory_bytes": counted})
-    said = {locate: (calls.clear(), mismatch(student, "attention_memory_bytes", (300, 2), counted(300), "wrong.",
-                                             locate=locate), len(calls))[1:] for locate in (False, True)}
+    said = {locate: (calls.clear(), mismatch("attention_memory_bytes", (300, 2), counted(300), "wrong.", locate=locate)
+                     .resolve(Probe(student, "attention_memory_bytes")), len(calls))[1:] for locate in (False, True)}
     assert said[True][0].stage and not said[False][0].stage        # the localiser did name a stage
     assert said[True][1] == said[False][1]                         # and called nothing more to do it

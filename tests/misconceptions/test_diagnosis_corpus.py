@@ -252,7 +252,7 @@ def test_the_sandbox_gives_the_same_verdict(server, tmp_path, case):
     from autograder.samples.sample_class import overrides_from_source
     from autograder.samples.synthetic import write_submission
     from conftest import RELEASE, ROOT, SOURCE
-    from test_notebook_semantics import namespaces
+    from notebooks.test_notebook_semantics import namespaces
     overrides = overrides_from_source((TESTS / "fixtures" / "diagnosis" / f"{case.name}.py").read_text())
     folder = write_submission(RELEASE, SOURCE, tmp_path / "submitted" / "corpus" / "ch04_attention", overrides)
     hardened = grade_submission(folder, course=ROOT, server=server)

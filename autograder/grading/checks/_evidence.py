@@ -9,13 +9,19 @@ compute there: right there; or NaN there (NaN is the NaN checks' to charge, neve
 or else deterministic on the same inputs, not one of its inputs handed back, and dependent on Q and K
 (the weights) or on Q and on K or V (the output), each changed alone. A wrong formula that computes
 (unscaled scores, a wrong axis) passes; each such mistake is charged by the check that owns it.
+
+The questions are declared with the check's (``attention_questions``, ``array_questions``) and their
+replies read only as far as the judgement needs them.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 import solutions as S
 
+from ..asking import Question
 from ...tolerance import close, same_values
 from ._base import normal
 
@@ -24,6 +30,7 @@ FRESH = (10, 40)          # sizes no check and no visible test draws
 # and changed in place) has never seen it: such state is the value check's to charge, once.
 BANDS = {"the values": 0, "rows that sum to 1": 1, "stability": 2, "no future leakage": 3, "no causal mask": 3,
          "the first row": 4, "no NaN": 5}
+ARGS = ("Q", "K", "V")
 
 
 def fresh_case(rng, *, square: bool = False, judged: str = "the values"):
@@ -35,25 +42,35 @@ def fresh_case(rng, *, square: bool = False, judged: str = "the values"):
     return normal(rng, n_q, d_k), normal(rng, n_k, d_k), normal(rng, n_k, d_v)
 
 
-def attention_unproven(student, name: str, reference, rng, run, *, part: int, square: bool = False,
-                       judged: str = "the values") -> str | None:
-    """None when the function is shown to compute its answer's ``part`` (0 output, 1 weights) from its
-    inputs; else a sentence saying what the calls showed instead."""
-    what = ("output", "weights")[part]
+@dataclass(frozen=True)
+class AttentionEvidence:
+    """The fresh case, then the same again, then each of Q, K and V changed alone (five questions)."""
+    case: tuple
+    moved: tuple
+    questions: tuple
+
+
+def attention_questions(name: str, rng, *, square: bool = False, judged: str = "the values") -> AttentionEvidence:
     case = fresh_case(rng, square=square, judged=judged)
-    one = run(student, name, *case)[part]
+    moved = tuple(tuple(normal(rng, *a.shape) if k == i else a for k, a in enumerate(case)) for i in range(3))
+    questions = (Question(name, case), Question(name, case)) + tuple(Question(name, m) for m in moved)
+    return AttentionEvidence(case, moved, questions)
+
+
+def attention_unproven(evidence: AttentionEvidence, got: list, read, reference, *, part: int) -> str | None:
+    """None when the function is shown to compute its answer's ``part`` (0 output, 1 weights) from its inputs;
+    else a sentence saying what the calls showed instead. ``read(reply)`` gives (output, weights)."""
+    what, case = ("output", "weights")[part], evidence.case
+    one = read(got[0])[part]
     if close(one, reference(*case)[part]) or _has_nan(one):
         return None
-    shapes = ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", case))
-    if not same_values(run(student, name, *case)[part], one):
+    shapes = ", ".join(f"{a} {x.shape}" for a, x in zip(ARGS, case))
+    if not same_values(read(got[1])[part], one):
         return f"returns other {what} when called twice with the same inputs ({shapes})"
-    back = _handed_back(one, dict(zip("QKV", case)))
+    back = _handed_back(one, dict(zip(ARGS, case)))
     if back:
         return f"returns its argument {back} as the {what}"
-    moved = {}
-    for i, arg in enumerate("QKV"):
-        other = tuple(normal(rng, *a.shape) if k == i else a for k, a in enumerate(case))
-        moved[arg] = not same_values(run(student, name, *other)[part], one)
+    moved = {arg: not same_values(read(got[2 + i])[part], one) for i, arg in enumerate(ARGS)}
     if not any(moved.values()):
         return (f"returns the same {what} for different inputs (calls with other values of the same, fresh "
                 f"shapes: {shapes})")
@@ -65,17 +82,33 @@ def attention_unproven(student, name: str, reference, rng, run, *, part: int, sq
     return None
 
 
-def array_unproven(student, run, x: np.ndarray, rng, **kwargs) -> str | None:
-    """The same for a function of one array (softmax): None when shown to compute from x."""
+@dataclass(frozen=True)
+class ArrayEvidence:
+    """softmax's fresh input, the same again, then another of the same shape (three questions)."""
+    fresh: np.ndarray
+    kwargs: dict
+    questions: tuple
+
+
+def array_questions(rng, x: np.ndarray, **kwargs) -> ArrayEvidence:
     fresh = normal(rng, *rng.choice(np.arange(*FRESH), size=max(x.ndim, 1), replace=False), scale=2.0)
-    one = run(student, fresh, **kwargs)
-    if close(one, S.softmax(fresh, **kwargs)) or _has_nan(one):
+    other = fresh + normal(rng, *fresh.shape)
+    given = tuple(kwargs.items())
+    questions = tuple(Question("softmax", (a,), given) for a in (fresh, fresh, other))
+    return ArrayEvidence(fresh, kwargs, questions)
+
+
+def array_unproven(evidence: ArrayEvidence, got: list, read) -> str | None:
+    """The same for a function of one array (softmax): None when shown to compute from x."""
+    fresh = evidence.fresh
+    one = read(got[0])
+    if close(one, S.softmax(fresh, **evidence.kwargs)) or _has_nan(one):
         return None
-    if not same_values(run(student, fresh, **kwargs), one):
+    if not same_values(read(got[1]), one):
         return f"returns other values when called twice with the same x (of shape {fresh.shape})"
     if _handed_back(one, {"x": fresh}):
         return "returns its argument x (or x rearranged) as the result"
-    if same_values(run(student, fresh + normal(rng, *fresh.shape), **kwargs), one):
+    if same_values(read(got[2]), one):
         return (f"returns the same values for different inputs (two calls with other values of the same, fresh "
                 f"shape {fresh.shape})")
     return None

@@ -9,24 +9,26 @@ import numpy as np
 
 import solutions as S
 
-from ..student import StudentError, call, to_array
+from ..asking import Question
+from ..student import StudentError, to_array
 from ...tolerance import close
-from ._base import fail, mismatch, nan_first, normal, ok, stateful
-from ._evidence import array_unproven
-from ._state import Varied, mutation_problem, repeat, state_problem
+from ._base import Check, FollowUp, Plan, answer, fail, mismatch, nan_first, normal, ok, stateful
+from ._evidence import array_questions, array_unproven
+from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
-
-def _run(student, x, **kwargs):
-    """The student's softmax(x, **kwargs) as an array; an exception it raised is restated with the input's
-    shape, as the attention checks restate theirs."""
-    try:
-        return _array(call(student, "softmax", x, **kwargs))
-    except StudentError as exc:
-        raise _restated(exc, x, kwargs) from None
+NAME = "softmax"
 
 
 def _array(raw):
     return to_array(raw, "the result of `softmax`")
+
+
+def _value(reply, x, kwargs=None):
+    """The student's softmax of x as an array; an exception it raised is restated with the input's shape."""
+    try:
+        return _array(reply.get())
+    except StudentError as exc:
+        raise _restated(exc, x, kwargs or {}) from None
 
 
 def _restated(exc: StudentError, x, kwargs) -> StudentError:
@@ -39,88 +41,129 @@ def _restated(exc: StudentError, x, kwargs) -> StudentError:
                         exc.diagnosis, exc.raised)
 
 
-def rows_sum_to_one(student, rng):
-    """The values along the last axis (the default axis): on the check's input, on another of the same shape
-    and on the first again (state is charged here), then on one row, one column and a fresh, larger shape,
-    with the input left as it was."""
+def _ask(x, **kwargs) -> Question:
+    return Question(NAME, (x,), tuple(kwargs.items()))
+
+
+def _rows_plan(rng) -> Plan:
+    """The values along the last axis (the default axis): on the check's input, on another of the same shape and
+    on the first again (state is charged here), then on one row, one column and a fresh, larger shape."""
     x = normal(rng, *rng.integers(2, 7, size=2), scale=2.0)
     x2 = normal(rng, *x.shape, scale=2.0)
+    m = int(rng.integers(2, 7))
+    more = [normal(rng, 1, m, scale=2.0), normal(rng, m, 1, scale=2.0), normal(rng, *rng.integers(10, 40, size=2))]
+    evidence = array_questions(rng, x)
+    return Plan(repeat_questions(NAME, (x,), [(x2,)]) + [_ask(a) for a in more] + list(evidence.questions),
+                x=x, x2=x2, more=more, evidence=evidence)
+
+
+def _rows(plan, got):
+    x, x2 = plan.x, plan.x2
     try:
-        r = repeat(student, "softmax", _array, (x,), [(x2,)])
+        r = repeat(NAME, _array, got[:3], (x,), [(x2,)])
     except StudentError as exc:
         raise _restated(exc, x, {}) from None
     if r.first.shape != x.shape:
-        return mismatch(student, "softmax", (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
+        return mismatch(NAME, (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
                         "it should keep the input's shape.")
     varied = [Varied((x2,), S.softmax(x2), "a new x", ("x",))]
-    problem = state_problem(student, "softmax", _array, r, (x,), S.softmax(x), varied, ("values",))
+    problem = state_problem(NAME, r, S.softmax(x), varied, ("values",))
     if problem:
-        return (nan_first(student, "softmax", (x,), r.first, {"values": r.first}) or _nothing(student, rng, x, "the values")
-                or stateful(problem))
-    m = int(rng.integers(2, 7))
-    more = [normal(rng, 1, m, scale=2.0), normal(rng, m, 1, scale=2.0), normal(rng, *rng.integers(10, 40, size=2))]
-    for arg, got in ((x, r.first), (x2, r.varied[0])) + tuple((a, _run(student, a)) for a in more):
-        if not close(got, S.softmax(arg)):
-            return _wrong_values(student, rng, arg, got)
-    problem = mutation_problem("softmax", r.changed)
+        return (nan_first(NAME, (x,), r.first, {"values": r.first}) or _nothing(plan, got, "the values")
+                or _stateful(problem))
+    answers = ((x, r.first), (x2, r.varied[0])) + tuple((a, _value(g, a)) for a, g in zip(plan.more, got[3:6]))
+    for arg, value in answers:
+        if not close(value, S.softmax(arg)):
+            return _wrong_values(plan, got, arg, value)
+    problem = mutation_problem(NAME, r.changed)
     return fail(problem) if problem else ok()
 
 
-def _wrong_values(student, rng, x, got):
-    nothing = _nothing(student, rng, x, "the values")
+def _stateful(problem):
+    if not isinstance(problem, AskAlone):
+        return stateful(problem)
+    return FollowUp(NAME, [[problem.args]], lambda probe: stateful(problem.said(answer(probe([problem.args])[0]))))
+
+
+def _wrong_values(plan, got, x, value):
+    nothing = _nothing(plan, got, "the values")
     if nothing:
         return nothing
-    if got.shape != x.shape:
-        return fail(f"softmax of a {x.shape} array returned shape {got.shape}; it should keep the input's shape "
+    if value.shape != x.shape:
+        return fail(f"softmax of a {x.shape} array returned shape {value.shape}; it should keep the input's shape "
                     "(a size of 1 is still an axis).")
-    return mismatch(student, "softmax", (x,), got, f"softmax(x) of an x of shape {x.shape} does not match "
+    return mismatch(NAME, (x,), value, f"softmax(x) of an x of shape {x.shape} does not match "
                     "exp(x) / sum(exp(x)) along the last axis (each row should sum to 1).")
 
 
-def _nothing(student, rng, x, judged: str, **kwargs):
+def _nothing(plan, got, judged: str):
     """None when softmax is shown to compute its values from x (``_evidence.py``); else the failure that
     says it is not."""
-    unproven = array_unproven(student, _run, x, rng, **kwargs)
+    evidence = plan.evidence
+    unproven = array_unproven(evidence, got[-3:], lambda reply: _value(reply, evidence.fresh, evidence.kwargs))
     if unproven is None:
         return None
     return fail(f"`softmax` {unproven}: it does not compute its values from x, so this check ({judged}) earns nothing. "
                 "Compute exp(x - max) / sum(exp(x - max)) along `axis`.")
 
 
-def any_axis(student, rng):
-    """softmax(x, axis=a) is right, or at least equals the student's own last-axis softmax moved to
-    axis a (then the values are the first check's to charge, and the axis is honoured)."""
+def _axis_plan(rng) -> Plan:
+    """softmax(x, axis=a) is right, or at least equals the student's own last-axis softmax moved to axis a (then
+    the values are the first check's to charge, and the axis is honoured)."""
     x = normal(rng, *rng.choice(np.arange(2, 7), size=3, replace=False), scale=2.0)
-    nothing = _nothing(student, rng, x, "honouring `axis`", axis=-1)
+    evidence = array_questions(rng, x, axis=-1)
+    asked = [_ask(x, axis=a) for a in AXES] + [Question(NAME, (np.moveaxis(x, a, -1),), draws="batch") for a in AXES]
+    return Plan(list(evidence.questions) + asked, x=x, evidence=evidence)
+
+
+AXES = (0, 1, -1)
+
+
+def _axis(plan, got):
+    x = plan.x
+    nothing = _nothing(Plan(evidence=plan.evidence), got[:3], "honouring `axis`")
     if nothing:
         return nothing
-    for axis in (0, 1, -1):
-        got = _run(student, x, axis=axis)
-        if close(got, S.softmax(x, axis=axis)) or _honours_axis(student, x, axis, got):
+    for k, axis in enumerate(AXES):
+        value = _value(got[3 + k], x, {"axis": axis})
+        if close(value, S.softmax(x, axis=axis)) or _honours_axis(x, axis, value, got[6 + k]):
             continue
-        return mismatch(student, "softmax", (x, axis), got, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
+        return mismatch(NAME, (x, axis), value, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
                         f"the slices along axis {axis} should each sum to 1.")
     return ok()
 
 
-def _honours_axis(student, x, axis, got) -> bool:
-    last = _run(student, np.moveaxis(x, axis, -1))
-    wrong_anyway = not close(last, S.softmax(np.moveaxis(x, axis, -1)))
-    return wrong_anyway and last.shape == np.moveaxis(x, axis, -1).shape and close(got, np.moveaxis(last, -1, axis))
+def _honours_axis(x, axis, value, reply) -> bool:
+    moved = np.moveaxis(x, axis, -1)
+    last = _value(reply, moved)
+    wrong_anyway = not close(last, S.softmax(moved))
+    return wrong_anyway and last.shape == moved.shape and close(value, np.moveaxis(last, -1, axis))
 
 
-def stable_for_large_inputs(student, rng):
-    """Inputs near 1e4 give finite, right values; a mistake that shows on ordinary inputs too is not
-    charged again here."""
+def _stable_plan(rng) -> Plan:
+    """Inputs near 1e4 give finite, right values; a mistake that shows on ordinary inputs too is not charged
+    again here."""
     x = normal(rng, 3, 5)
+    evidence = array_questions(rng, x)
+    return Plan([Question(NAME, (x * 1e4,), draws="large"), _ask(x)] + list(evidence.questions), x=x,
+                evidence=evidence)
+
+
+def _stable(plan, got):
+    x = plan.x
     with np.errstate(all="ignore"):
-        got = _run(student, x * 1e4)
-    if not np.all(np.isfinite(got)):
-        return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
-    if close(got, S.softmax(x * 1e4)):
-        return _nothing(student, rng, x, "stability") or ok()
-    ordinary = _run(student, x)
+        value = _value(got[0], x * 1e4)
+    if not np.all(np.isfinite(value)):
+        return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 gives NaN or inf: exp() overflows.")
+    if close(value, S.softmax(x * 1e4)):
+        return _nothing(plan, got, "stability") or ok()
+    ordinary = _value(got[1], x)
     if not close(ordinary, S.softmax(x)):                # wrong anyway: the value check's to charge
-        return _nothing(student, rng, x, "stability") or ok()
-    return mismatch(student, "softmax", (x * 1e4,), got, "softmax of inputs near 1e4 is wrong, although it is right "
+        return _nothing(plan, got, "stability") or ok()
+    return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 is wrong, although it is right "
                     "on ordinary inputs.")
+
+
+rows_sum_to_one = Check("rows_sum_to_one", _rows_plan, _rows)
+any_axis = Check("any_axis", _axis_plan, _axis)
+stable_for_large_inputs = Check("stable_for_large_inputs", _stable_plan, _stable)
