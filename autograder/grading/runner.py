@@ -69,17 +69,19 @@ def _asked(student, plans: list) -> list[list]:
     out = [[None] * len(p.questions) if isinstance(p, Plan) else [] for p in plans]
     for function, where in batches.items():
         at = {place: k for k, place in enumerate(where)}
-        questions = [_placed(plans[i].questions[j], i, at) for i, j in where]
+        questions = [_placed(plans[i].questions[j], i, j, at) for i, j in where]
         for (i, j), reply in zip(where, ask(student, function, questions)):
             out[i][j] = reply
     return out
 
 
-def _placed(q: Question, plan: int, at: dict) -> Question:
-    """The question with ``into`` (an index in its plan) as an index in the batch (None when not in it)."""
+def _placed(q: Question, plan: int, j: int, at: dict) -> Question:
+    """The question with ``into`` (an index in its plan, or counted back from it when negative) as an index in
+    the batch (None when not in it)."""
     if q.into is None:
         return q
-    return Question(q.function, q.args, q.kwargs, q.echo, at.get((plan, q.into)), q.draws, q.hold)
+    target = j + q.into if q.into < 0 else q.into
+    return Question(q.function, q.args, q.kwargs, q.echo, at.get((plan, target)), q.draws, q.hold)
 
 
 def _judged(check, plan, got):

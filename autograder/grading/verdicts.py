@@ -127,14 +127,14 @@ def mismatch(function: str, args: tuple, student_value, message: str, *, locate:
     return Pending(function, args, student_value, message, _listify(details), locate, otherwise)
 
 
-def nan_first(function: str, args: tuple, value, parts: dict) -> Pending | None:
+def nan_first(function: str, args: tuple, value, parts: dict, context: str = "") -> Pending | None:
     """Where the result is NaN (``parts``: what to call each array), and what the student's outputs show of its
     cause, in place of a state, constant or "computes nothing" judgement that NaN fools (NaN everywhere is the
     same for every input); None when there is no NaN."""
     said = nan_sentence(function, parts)
     if said is None:
         return None
-    return mismatch(function, args, value, f"`{function}` returns NaN.", otherwise=said)
+    return mismatch(function, args, value, f"`{function}` returns NaN{context}.", otherwise=said)
 
 
 def question(function: str, args: tuple) -> Question:
@@ -182,6 +182,11 @@ def _captured(fn, *args):
         return fn(*args)
     except StudentError as exc:
         return exc
+
+
+def listified(**details) -> dict:
+    """Details for feedback plots: small arrays as lists (NaN and inf as NaN)."""
+    return _listify(details)
 
 
 def _listify(details: dict) -> dict:

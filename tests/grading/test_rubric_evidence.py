@@ -56,6 +56,10 @@ DO_NOTHING = {   # kind -> (namespace: nothing anywhere computes, points it earn
     "identity": (lambda: _nothing_namespace("nothing_identity_weights", softmax=_even), 4),
     "uniform": (lambda: _nothing_namespace("nothing_uniform_weights", softmax=_even), 4),
     "right only on small shapes": (lambda: _nothing_namespace("nothing_right_only_on_small_shapes"), 6),
+    # round 5: deterministic junk, gaming (what a fresh class earned with them: 12/28 for the seeded rows)
+    "random seeded by the inputs": (lambda: _nothing_namespace("nothing_random_rows_seeded_by_inputs"), 12),
+    "a lookup of the visible values": (lambda: _nothing_namespace("nothing_lookup_of_visible_values"), None),
+    "detects the grader": (lambda: _nothing_namespace("nothing_detects_the_grader"), None),
 }
 
 

@@ -228,9 +228,9 @@ def _self_contained(case) -> bool:
     return True
 
 
-# n ** 3 bytes for n = 3 * 2**22 is a Python int beyond int64: the sandbox refuses it (an object array)
-# where in-process grading reads it, so the check's own message differs there (not the diagnosis)
-NOT_THROUGH_THE_SANDBOX = {"localised__attention_cubed"}
+# every case goes through the sandbox as it is graded in-process: in-process answers are read as the wire carries
+# them (an int beyond int64, refused there, is refused here), so nothing is left out
+NOT_THROUGH_THE_SANDBOX: set = set()
 
 
 def _one_per_group():

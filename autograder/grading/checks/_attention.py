@@ -17,13 +17,15 @@ import numpy as np
 
 import solutions as S
 
+from .. import coverage
 from ..asking import Question
+from ..coverage import as_float64
 from ..student import StudentError, to_pair
-from ...tolerance import close
+from ...tolerance import HalfPrecision, close
 from ...misconceptions import diagnose_square, follow_ups, square_input
-from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, answer, fail, mismatch, nan_first, normal, ok,
-                    pick_sizes, question, stateful)
-from ._evidence import attention_questions, attention_unproven, fresh_case
+from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, answer, fail, listified, mismatch, nan_first,
+                    normal, ok, pick_sizes, question, stateful)
+from ._evidence import attention_evidence, fresh_case, unproven
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
 REFERENCE = {"scaled_dot_product_attention": S.scaled_dot_product_attention,
@@ -58,19 +60,20 @@ def expected_shapes(Q, K, V) -> str:
             f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}.")
 
 
-def pair_of(name: str, reply, args: tuple):
-    """(output, weights) of one reply; an exception the function raised is restated with the inputs' shapes and
-    what inputs of the same sizes in another class show (``Restated``, once its questions are answered)."""
+def pair_of(name: str, reply, args: tuple, said: str | None = None):
+    """(output, weights) of one reply; an exception the function raised is restated with the inputs' shapes (and
+    ``said``: what is particular about them) and what inputs of the same sizes in another class show
+    (``Restated``, once its questions are answered)."""
     try:
         return to_pair(reply.get(), name)
     except StudentError as exc:
-        raise restated(name, exc, args) from None
+        raise restated(name, exc, args, said) from None
 
 
-def restated(name: str, exc: StudentError, args: tuple) -> Exception:
+def restated(name: str, exc: StudentError, args: tuple, said: str | None = None) -> Exception:
     if exc.raised in (None, "NotImplementedError"):
         return exc
-    return Deferred(Restated(name, args, None, "", error=exc))
+    return Deferred(Restated(name, args, None, "", error=exc, said=said))
 
 
 @dataclass
@@ -78,8 +81,11 @@ class Restated(Pending):
     """The error with the inputs' shapes, and what inputs of the same sizes in another class show: the entry
     proven on square inputs, else (square, or d_v = d_k) that it is right there, or the stage that deviates."""
     error: StudentError | None = None
+    said: str | None = None          # what is particular about the inputs it raised on (a coverage case)
 
     def questions(self):
+        if self.said:
+            return []                    # it raised on a coverage case: its other shapes would run (float64)
         groups = []
         for other in [square_input(self.args)] + [o for _, o in _other_shapes(*self.args)]:
             if other is not None:
@@ -88,7 +94,10 @@ class Restated(Pending):
 
     def resolve(self, probe) -> Outcome:
         exc, name = self.error, self.function
-        message = f"{str(exc).rstrip('.')}. {expected_shapes(*self.args)}"
+        on = f" ({self.said})" if self.said else ""
+        message = f"{str(exc).rstrip('.')}{on}. {expected_shapes(*self.args)}"
+        if self.said:
+            return Outcome(False, message, exc.diagnosis)
         entry = diagnose_square(name, self.args, probe)
         if entry is not None:
             return Outcome(False, f"{message} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id)
@@ -162,20 +171,29 @@ def _squeezed(*shapes) -> str:
 
 # --- the values ------------------------------------------------------------------------------------
 
+SAID = {"ties": "with ties: a query of zeros and two equal keys", "integer": "with integer inputs",
+        "float32": "with float32 inputs", "float16": "with float16 inputs",
+        "same-id": "with new values in the very arrays of an earlier call (the same id())",
+        "large": "with scores in the thousands"}
+OWN_STABILITY = ("scaled_dot_product_attention",)      # a function whose cell has a stability check of its own
+
+
 def matches_check(check: str, name: str, draw=case, *, square: bool = False) -> Check:
     """Weights and output equal the engine's: on the check's inputs, with one argument changed at a time
     and on the first inputs again (state, ``_state.py``), at a second width d_k, with a size of 1 in each
-    dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge) and at
-    fresh, larger sizes; the inputs are left as they were."""
+    dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge), at fresh,
+    larger sizes and on the coverage table's cases (``coverage.py``); the inputs are left as they were."""
     def plan(rng):
         first = draw(rng)
         varied = [Varied(args, REFERENCE[name](*args), said, new, alone)
                   for args, said, new, alone in _varied(rng, *first)]
         more = list(_more_cases(rng, first, square))
-        evidence = attention_questions(name, rng, square=square)
+        props = coverage.CASES + (() if name in OWN_STABILITY else ("large",))
+        covered = coverage.cases(name, first, rng, props)
+        evidence = attention_evidence(name, rng, square=square)
         asked = (repeat_questions(name, first, [v.args for v in varied])
-                 + [Question(name, args) for args, _ in more] + list(evidence.questions))
-        return Plan(asked, first=first, varied=varied, more=more, evidence=evidence, square=square)
+                 + [Question(name, args, draws=d) for args, _, d in more] + covered + list(evidence.questions))
+        return Plan(asked, first=first, varied=varied, more=more, covered=covered, evidence=evidence, square=square)
     return Check(check, plan, lambda plan, got: _matches(name, plan, got))
 
 
@@ -191,16 +209,30 @@ def _matches(name, plan, got):
     if problem:
         return (_nan(name, first, r.first) or _not_computing(name, plan, got, r.first)
                 or _stateful(name, problem, r.first[1]))
-    answers = [(first, r.first, True)] + [(v.args, a, True) for v, a in zip(varied, r.varied)]
-    answers += [(args, pair_of(name, g, args), strict) for (args, strict), g in zip(plan.more, got[trips:])]
-    for args, (out, w), strict in answers:
-        want_out, want_w = reference(*args)
+    answers = [(first, r.first, True, None)] + [(v.args, a, True, None) for v, a in zip(varied, r.varied)]
+    answers += [(args, pair_of(name, g, args), strict, None) for (args, strict, _), g in zip(plan.more, got[trips:])]
+    wrong = _first_wrong(name, plan, got, answers, first)
+    if wrong:
+        return wrong
+    problem = mutation_problem(name, r.changed)          # before the coverage cases: it may be why they fail
+    if problem:
+        return fail(problem)
+    at = trips + len(plan.more)
+    covered = [(q.args, pair_of(name, g, q.args, SAID.get(q.draws)), True, q.draws)
+               for q, g in zip(plan.covered, got[at:]) if q.draws]
+    return _first_wrong(name, plan, got, covered, first) or ok()
+
+
+def _first_wrong(name, plan, got, answers, first):
+    """The failure for the first answer that is not the engine's (its weights or its output), else None."""
+    for args, (out, w), strict, drawn in answers:
+        want_out, want_w = REFERENCE[name](*as_float64(args))
+        out, w = (half(out), half(w)) if drawn == "float16" else (out, w)
         if not strict and (out.shape, w.shape) != (want_out.shape, want_w.shape):
             continue                                     # a size-1 shape: the shapes check's to charge
         if not (close(w, want_w) and close(out, want_out)):
-            return _wrong(name, plan, got, args, (out, w), args is first)
-    problem = mutation_problem(name, r.changed)
-    return fail(problem) if problem else ok()
+            return _wrong(name, plan, got, args, (out, w), args is first, drawn)
+    return None
 
 
 def _stateful(name, problem, weights):
@@ -221,51 +253,72 @@ def _varied(rng, Q, K, V):
 
 
 def _more_cases(rng, first: tuple, square: bool):
-    """(args, strict) beyond the state probe: a second width, each size of 1, fresh larger sizes. ``strict``
-    is False where a wrong shape is the shapes check's (size 1 in a function that has one)."""
+    """(args, strict, the property drawn) beyond the state probe: a second width, each size of 1, fresh larger
+    sizes. ``strict`` is False where a wrong shape is the shapes check's (size 1 in a function that has one)."""
     Q, K, V = first
     d_k = int(rng.choice([d for d in range(2, 10) if d not in (Q.shape[1], V.shape[1])]))
-    yield (normal(rng, len(Q), d_k), normal(rng, len(K), d_k), V), True
+    yield (normal(rng, len(Q), d_k), normal(rng, len(K), d_k), V), True, None
     for _, args in size_one_cases(rng, square=square):
-        yield args, square
-    yield fresh_case(rng, square=square), True
+        yield args, square, "size-one"
+    yield fresh_case(rng, square=square), True, None if square else "rectangular"
 
 
 def _not_computing(name, plan, got, pair):
     """The value check's "computes nothing" failure, when neither part is shown computed (``_evidence``)."""
-    ev = plan.evidence
-    read = lambda reply: pair_of(name, reply, ev.case)              # noqa: E731
-    unproven = attention_unproven(ev, got[-5:], read, REFERENCE[name], part=1)
-    if unproven and attention_unproven(ev, got[-5:], read, REFERENCE[name], part=0):
-        return fail(nothing_computed(name, "weights", unproven, "the values"), student_weights=plot(pair[1]))
+    said = evidence_unproven(name, plan.evidence, got, part=1)
+    if said and evidence_unproven(name, plan.evidence, got, part=0):
+        return nothing_computed(name, said, "the values", pair)
     return None
 
 
-def _wrong(name, plan, got, args, pair, first):
+def evidence_unproven(name: str, ev, got: list, part: int) -> str | None:
+    """What the evidence questions (the last of ``got``) showed instead of computing ``part`` of the answer (1 the
+    weights, 0 the output), or None."""
+    got = got[-len(ev.questions):]
+    return unproven(ev, got, lambda reply: pair_of(name, reply, reply_args(ev, got, reply)), REFERENCE[name], part)
+
+
+def reply_args(ev, got: list, reply) -> tuple:
+    """The inputs ``reply`` answered (to restate an exception with their shapes)."""
+    return next((q.args for q, r in zip(ev.questions, got) if r is reply), ev.case)
+
+
+def _wrong(name, plan, got, args, pair, first, drawn=None):
     """A value mismatch: said as "computes nothing" when the function is not shown to compute (``_evidence``),
-    else as the comparison that failed, with the misconception or stage it shows."""
+    else as the comparison that failed (on which of the coverage table's cases, ``drawn``), with the
+    misconception or stage it shows."""
     out, w = pair
-    want_out, want_w = REFERENCE[name](*args)
-    nan = _nan(name, args, pair)                             # NaN first: it equals itself for any input
+    want_out, want_w = REFERENCE[name](*as_float64(args))
+    nan = _nan(name, args, pair, f" {SAID[drawn]}" if drawn in SAID else "")   # NaN first: it equals itself always
     if nan:
         return nan
     nothing = _not_computing(name, plan, got, pair)
     if nothing:
         return nothing
     what = "weights differ" if not close(w, want_w) else "output differs"
-    shown = "" if first else " (with " + ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args)) + ")"
-    return mismatch(name, args, pair, f"The {what} from the expected values{shown}.",
+    shapes = ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args))
+    shown = "" if first else f" ({SAID[drawn]}: {shapes})" if drawn in SAID else f" (with {shapes})"
+    return mismatch(name, as_float64(args), pair, f"The {what} from the expected values{shown}.",
                     student_weights=plot(w), expected_weights=want_w)
+
+
+def half(a):
+    """An answer to float16 inputs, compared as float16 can hold it (its scores were float16 once)."""
+    return np.asarray(a).view(HalfPrecision)
 
 
 def plot(w):
     return w if w.ndim == 2 else []
 
 
-def nothing_computed(name: str, what: str, observed: str, judged: str) -> str:
-    return (f"`{name}` {observed}: it does not compute them from Q, K and V, so this check ({judged}) "
-            "earns nothing. Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.")
+def nothing_computed(name: str, observed: str, judged: str, pair, part: int = 1) -> Outcome:
+    """The failure of a check whose function is not shown to compute ``part`` of its answer: its stage is the
+    stage that should compute it (the scores for the weights, the output)."""
+    what = ("its output from Q, K and V", "its weights from Q and K")[part]
+    return Outcome(False, f"`{name}` {observed}: it does not compute {what}, so this check ({judged}) earns nothing. "
+                   "Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.",
+                   details=listified(student_weights=plot(pair[1])), stage=("output", "scores")[part])
 
 
-def _nan(name, case, pair):
-    return nan_first(name, case, pair, {"weights": pair[1], "output": pair[0]})
+def _nan(name, case, pair, context: str = ""):
+    return nan_first(name, as_float64(case), pair, {"weights": pair[1], "output": pair[0]}, context)

@@ -9,16 +9,16 @@ import numpy as np
 
 from ..asking import Question
 from ...tolerance import tolerance
-from ._attention import REFERENCE, case, nothing_computed, pair_of, plot, right
-from ._base import Check, Plan, fail, mismatch, nan_first, ok
-from ._evidence import attention_questions, attention_unproven
+from ._attention import REFERENCE, case, evidence_unproven, nothing_computed, pair_of, right
+from ._base import Check, Plan, mismatch, nan_first, ok
+from ._evidence import attention_evidence
 
 LARGE = 300.0            # Q and K this many times larger: scores about 10**5 times larger
 
 
 def evidence_plan(name: str, first: tuple, rng, judged: str, *, square: bool = False, before=()) -> Plan:
     """The check's own questions (``before``, on ``first`` by default), then the evidence questions."""
-    evidence = attention_questions(name, rng, square=square, judged=judged)
+    evidence = attention_evidence(name, rng, square=square, judged=judged)
     asked = list(before) or [Question(name, first)]
     return Plan(asked + list(evidence.questions), first=first, evidence=evidence, judged=judged)
 
@@ -28,13 +28,13 @@ def computes_nothing(name, plan, got, pair, *, part: int = 1):
     (``_evidence.py``); else the failure that says it is not, before any property is judged on it."""
     if np.size(pair[part]) and np.isnan(pair[part]).all():       # NaN everywhere equals itself for any input
         return nan_first(name, plan.first, pair, {"weights": pair[1], "output": pair[0]})
-    ev = plan.evidence
-    read = lambda reply: pair_of(name, reply, ev.case)              # noqa: E731
-    unproven = attention_unproven(ev, got[-5:], read, REFERENCE[name], part=part)
-    if unproven is None:
+    said = evidence_unproven(name, plan.evidence, got, part)
+    if said is None:
         return None
-    return fail(nothing_computed(name, ("output", "weights")[part], unproven, plan.judged),
-                student_weights=plot(pair[1]))
+    weights = said if part == 1 else evidence_unproven(name, plan.evidence, got, 1)
+    if weights:                                  # the weights are not computed: the root, whatever part is judged
+        return nothing_computed(name, weights, plan.judged, pair, 1)
+    return nothing_computed(name, said, plan.judged, pair, part)
 
 
 # --- rows that sum to 1 ----------------------------------------------------------------------------

@@ -9,11 +9,13 @@ import numpy as np
 
 import solutions as S
 
+from .. import coverage
 from ..asking import Question
+from ..coverage import as_float64
 from ..student import StudentError, to_array
-from ...tolerance import close
-from ._base import Check, FollowUp, Plan, answer, fail, mismatch, nan_first, normal, ok, stateful
-from ._evidence import array_questions, array_unproven
+from ...tolerance import HalfPrecision, close
+from ._base import Check, FollowUp, Outcome, Plan, answer, fail, mismatch, nan_first, normal, ok, stateful
+from ._evidence import array_evidence, unproven
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
 NAME = "softmax"
@@ -23,20 +25,22 @@ def _array(raw):
     return to_array(raw, "the result of `softmax`")
 
 
-def _value(reply, x, kwargs=None):
-    """The student's softmax of x as an array; an exception it raised is restated with the input's shape."""
+def _value(reply, x, kwargs=None, said: str | None = None):
+    """The student's softmax of x as an array; an exception it raised is restated with the input's shape (and
+    ``said``: what is particular about it)."""
     try:
         return _array(reply.get())
     except StudentError as exc:
-        raise _restated(exc, x, kwargs or {}) from None
+        raise _restated(exc, x, kwargs or {}, said) from None
 
 
-def _restated(exc: StudentError, x, kwargs) -> StudentError:
+def _restated(exc: StudentError, x, kwargs, said: str | None = None) -> StudentError:
     if exc.raised in (None, "NotImplementedError"):
         return exc
     axis = kwargs.get("axis")
     given, along = (f" and axis={axis}", f"axis {axis}") if axis is not None else ("", "the last axis")
-    return StudentError(f"{str(exc).rstrip('.')}. Called with x of shape {x.shape}{given}, it should return "
+    on = f" ({said})" if said else ""
+    return StudentError(f"{str(exc).rstrip('.')}{on}. Called with x of shape {x.shape}{given}, it should return "
                         f"an array of shape {x.shape} whose slices along {along} sum to 1.",
                         exc.diagnosis, exc.raised)
 
@@ -52,9 +56,12 @@ def _rows_plan(rng) -> Plan:
     x2 = normal(rng, *x.shape, scale=2.0)
     m = int(rng.integers(2, 7))
     more = [normal(rng, 1, m, scale=2.0), normal(rng, m, 1, scale=2.0), normal(rng, *rng.integers(10, 40, size=2))]
-    evidence = array_questions(rng, x)
-    return Plan(repeat_questions(NAME, (x,), [(x2,)]) + [_ask(a) for a in more] + list(evidence.questions),
-                x=x, x2=x2, more=more, evidence=evidence)
+    sized = [Question(NAME, (a,), draws="size-one" if 1 in a.shape else None) for a in more]
+    covered = coverage.cases(NAME, (x,), rng) + [Question(NAME, (normal(rng, int(rng.integers(2, 9)), scale=2.0),),
+                                                         draws="one-d")]
+    evidence = array_evidence(rng, x)
+    return Plan(repeat_questions(NAME, (x,), [(x2,)]) + sized + covered + list(evidence.questions),
+                x=x, x2=x2, more=more, covered=covered, evidence=evidence)
 
 
 def _rows(plan, got):
@@ -71,12 +78,30 @@ def _rows(plan, got):
     if problem:
         return (nan_first(NAME, (x,), r.first, {"values": r.first}) or _nothing(plan, got, "the values")
                 or _stateful(problem))
-    answers = ((x, r.first), (x2, r.varied[0])) + tuple((a, _value(g, a)) for a, g in zip(plan.more, got[3:6]))
-    for arg, value in answers:
-        if not close(value, S.softmax(arg)):
-            return _wrong_values(plan, got, arg, value)
-    problem = mutation_problem(NAME, r.changed)
-    return fail(problem) if problem else ok()
+    answers = ((x, r.first, None), (x2, r.varied[0], None))
+    answers += tuple((a, _value(g, a), None) for a, g in zip(plan.more, got[3:6]))
+    wrong = _first_wrong(plan, got, answers)
+    if wrong:
+        return wrong
+    problem = mutation_problem(NAME, r.changed)          # before the coverage cases: it may be why they fail
+    if problem:
+        return fail(problem)
+    covered = tuple((q.args[0], _value(g, q.args[0], said=SAID.get(q.draws)), q.draws)
+                    for q, g in zip(plan.covered, got[6:]) if q.draws)
+    return _first_wrong(plan, got, covered) or ok()
+
+
+SAID = {"ties": "with ties: rows of repeated values and a constant row", "integer": "with an integer x",
+        "float32": "with a float32 x", "float16": "with a float16 x", "one-d": "with a 1-D x",
+        "same-id": "with new values in the very array of an earlier call (the same id())"}
+
+
+def _first_wrong(plan, got, answers):
+    for arg, value, drawn in answers:
+        value = value.view(HalfPrecision) if drawn == "float16" else value
+        if not close(value, S.softmax(as_float64((arg,))[0])):
+            return _wrong_values(plan, got, arg, value, drawn)
+    return None
 
 
 def _stateful(problem):
@@ -85,35 +110,38 @@ def _stateful(problem):
     return FollowUp(NAME, [[problem.args]], lambda probe: stateful(problem.said(answer(probe([problem.args])[0]))))
 
 
-def _wrong_values(plan, got, x, value):
+def _wrong_values(plan, got, x, value, drawn=None):
     nothing = _nothing(plan, got, "the values")
     if nothing:
         return nothing
+    said = f" ({SAID[drawn]})" if drawn in SAID else ""
     if value.shape != x.shape:
-        return fail(f"softmax of a {x.shape} array returned shape {value.shape}; it should keep the input's shape "
-                    "(a size of 1 is still an axis).")
-    return mismatch(NAME, (x,), value, f"softmax(x) of an x of shape {x.shape} does not match "
+        return fail(f"softmax of a {x.shape} array{said} returned shape {value.shape}; it should keep the input's "
+                    "shape (a size of 1 is still an axis).")
+    return mismatch(NAME, as_float64((x,)), value, f"softmax(x) of an x of shape {x.shape}{said} does not match "
                     "exp(x) / sum(exp(x)) along the last axis (each row should sum to 1).")
 
 
 def _nothing(plan, got, judged: str):
     """None when softmax is shown to compute its values from x (``_evidence.py``); else the failure that
     says it is not."""
-    evidence = plan.evidence
-    unproven = array_unproven(evidence, got[-3:], lambda reply: _value(reply, evidence.fresh, evidence.kwargs))
-    if unproven is None:
+    ev = plan.evidence
+    got = got[-len(ev.questions):]
+    said = unproven(ev, got, lambda reply: _value(reply, ev.case[0], ev.kwargs), S.softmax)
+    if said is None:
         return None
-    return fail(f"`softmax` {unproven}: it does not compute its values from x, so this check ({judged}) earns nothing. "
-                "Compute exp(x - max) / sum(exp(x - max)) along `axis`.")
+    return Outcome(False, f"`softmax` {said}: it does not compute its values from x, so this check ({judged}) earns "
+                   "nothing. Compute exp(x - max) / sum(exp(x - max)) along `axis`.", stage="scores")
 
 
 def _axis_plan(rng) -> Plan:
     """softmax(x, axis=a) is right, or at least equals the student's own last-axis softmax moved to axis a (then
     the values are the first check's to charge, and the axis is honoured)."""
     x = normal(rng, *rng.choice(np.arange(2, 7), size=3, replace=False), scale=2.0)
-    evidence = array_questions(rng, x, axis=-1)
+    evidence = array_evidence(rng, x, axis=-1)
     asked = [_ask(x, axis=a) for a in AXES] + [Question(NAME, (np.moveaxis(x, a, -1),), draws="batch") for a in AXES]
-    return Plan(list(evidence.questions) + asked, x=x, evidence=evidence)
+    defaults = [_ask(x, axis=1), Question(NAME, (x,), draws="defaults-after")]   # the default, after axis=1
+    return Plan(list(evidence.questions) + asked + defaults, x=x, evidence=evidence)
 
 
 AXES = (0, 1, -1)
@@ -121,16 +149,27 @@ AXES = (0, 1, -1)
 
 def _axis(plan, got):
     x = plan.x
-    nothing = _nothing(Plan(evidence=plan.evidence), got[:3], "honouring `axis`")
+    nothing = _nothing(Plan(evidence=plan.evidence), got[:len(plan.evidence.questions)], "honouring `axis`")
     if nothing:
         return nothing
     for k, axis in enumerate(AXES):
-        value = _value(got[3 + k], x, {"axis": axis})
-        if close(value, S.softmax(x, axis=axis)) or _honours_axis(x, axis, value, got[6 + k]):
+        at = len(plan.evidence.questions)
+        value = _value(got[at + k], x, {"axis": axis})
+        if close(value, S.softmax(x, axis=axis)) or _honours_axis(x, axis, value, got[at + 3 + k]):
             continue
         return mismatch(NAME, (x, axis), value, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
                         f"the slices along axis {axis} should each sum to 1.")
-    return ok()
+    return _default_after(x, _value(got[at + 2], x, {"axis": -1}), _value(got[-1], x))
+
+
+def _default_after(x, last, default):
+    """Called without ``axis`` right after a call with axis=1, softmax normalises along the last axis, as its own
+    call with axis=-1 did (whether that is right is the value check's to say)."""
+    if default.shape == last.shape and close(default, last):
+        return ok()
+    return fail(f"softmax(x) without `axis`, called right after softmax(x, axis=1), differs from softmax(x, axis=-1) "
+                f"on the same x of shape {x.shape}: the default axis (-1) must not depend on an earlier call. Give the "
+                "parameter its default in the `def` line (`axis=-1`) and keep no axis between calls.")
 
 
 def _honours_axis(x, axis, value, reply) -> bool:
@@ -144,7 +183,7 @@ def _stable_plan(rng) -> Plan:
     """Inputs near 1e4 give finite, right values; a mistake that shows on ordinary inputs too is not charged
     again here."""
     x = normal(rng, 3, 5)
-    evidence = array_questions(rng, x)
+    evidence = array_evidence(rng, x)
     return Plan([Question(NAME, (x * 1e4,), draws="large"), _ask(x)] + list(evidence.questions), x=x,
                 evidence=evidence)
 

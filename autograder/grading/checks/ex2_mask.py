@@ -15,8 +15,9 @@ HIDDEN_AT_MOST = -1e9   # -inf is the contract; a large finite negative such as 
 
 
 def _ask(rng, again: bool = False) -> Plan:
-    sizes = SIZES + ((AGAIN, AGAIN) if again else ())
-    return Plan([Question(NAME, (n,), draws="size-one" if n == 1 else None) for n in sizes], sizes=sizes)
+    asked = [Question(NAME, (n,), draws="size-one" if n == 1 else None) for n in SIZES]
+    asked += [Question(NAME, (AGAIN,), draws="call-order")] * 2 if again else []
+    return Plan(asked)
 
 
 def _masks(plan, got):

@@ -26,10 +26,21 @@ def _as_int(name, args, value, slip: str | None = None, stage: str | None = None
         raise Deferred(mismatch(name, args, value, f"{exc}.", otherwise=str(exc))) from None
 
 
+# an argument at least this large draws the coverage table's "large" (a count beyond int32, exact past float32)
+LARGE = {"attention_memory_bytes": 2**20, "ffn_memory_bytes": 2**20, "crossover_length": 2**16}
+PRIMER = {"attention_memory_bytes": (8,), "ffn_memory_bytes": (8, 8), "crossover_length": (8, 8)}
+
+
 def _exact_plan(name, cases, defaults=()) -> Plan:
-    """Every case, the first again, then the ``defaults`` cases (the function called with its default arguments)."""
-    asked = [*cases, cases[0], *defaults]
-    return Plan([Question(name, tuple(args)) for args in asked], name=name, cases=cases, defaults=list(defaults))
+    """Every case, the first again (call order), then the ``defaults`` cases (the function called with its default
+    arguments) right after a call whose arguments are not the defaults (a primer, not judged): a default kept
+    from an earlier call shows there."""
+    head = [Question(name, tuple(args), draws="large" if max(args) >= LARGE[name] else None) for args in cases]
+    primer = (*defaults[0], *PRIMER[name]) if defaults else None
+    tail = [Question(name, primer)] if primer else []
+    tail += [Question(name, tuple(args), draws="defaults-after") for args in defaults]
+    return Plan(head + [Question(name, tuple(cases[0]), draws="call-order")] + tail, name=name, cases=cases,
+                defaults=list(defaults))
 
 
 def _attention_exact_plan(rng) -> Plan:
@@ -105,10 +116,14 @@ def _crossover_plan(rng) -> Plan:
 
 def _exact(plan, got):
     """Every case exactly; the first case is asked again at the end and must give the same answer. Then the
-    ``defaults`` cases (the same function called with its default arguments) give the engine's counts."""
+    ``defaults`` cases (the same function called with its default arguments) give the engine's counts. A case
+    whose call failed (or whose answer the grader refuses, an int beyond int64) fails the check where it is
+    reached: a wrong count before it is said first."""
     name, cases = plan.name, plan.cases
-    answers = [r.get() for r in got[:len(cases) + 1]]
-    *answers, again = answers
+    *answers, again = [r.get() if r.error is None else r.error for r in got[:len(cases) + 1]]
+    for raw in (answers[0], again):
+        if isinstance(raw, StudentError):
+            raise raw
     if not _same_answer(again, answers[0]):
         return fail(f"{name}{cases[0]} = {as_returned(answers[0])} the first time and {as_returned(again)} when called again "
                     "with the same arguments: its result changes between identical calls. Compute the count "
@@ -117,12 +132,13 @@ def _exact(plan, got):
     exact = [reference(*args) for args in cases]
     stage, slip = slip_and_stage(name, cases, answers, exact) or (None, None)
     for args, raw, want in zip(cases, answers, exact):
-        got_int = _as_int(name, args, raw, slip, stage)
-        if got_int != want:
+        if isinstance(raw, StudentError):
+            raise raw
+        if _as_int(name, args, raw, slip, stage) != want:
             if slip:
                 return Outcome(False, slip, stage=stage)
             return mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
-    return _defaults(name, reference, plan.defaults, got[len(cases) + 1:])
+    return _defaults(name, reference, plan.defaults, got[len(cases) + 2:])
 
 
 def _defaults(name, reference, defaults, got):
