@@ -121,6 +121,8 @@ def _resolved(student, outcomes: list) -> list[Outcome]:
             out[k] = _failed(exc)
         except Exception:  # noqa: BLE001 - a grader bug must not cost the student or stop the batch
             out[k] = _internal()
+        else:
+            out[k].credit = max(out[k].credit, p.credit)
     return out
 
 

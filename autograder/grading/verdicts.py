@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from ..misconceptions import diagnose, follow_ups
+from ..misconceptions.fit import fit_inputs, fitted
 from ..misconceptions.localise import localise
 from ..misconceptions.nan import nan_sentence
 from .asking import Question, ask
@@ -52,8 +53,10 @@ class Plan:
 class Later:
     """An outcome that takes the answers to more questions of ``function``, asked in one batch with the other
     checks' (``runner.py``), after every check's first batch: ``questions()`` (in groups, each asked as it is
-    listed) and ``resolve(probe) -> Outcome``, with a Probe that reads their answers."""
+    listed) and ``resolve(probe) -> Outcome``, with a Probe that reads their answers. ``credit``: the share of
+    the check's points its evidenced parts earn, whatever the answers say (``credited``)."""
     function: str
+    credit = 0.0
 
     def questions(self) -> list[list[Question]]:
         raise NotImplementedError
@@ -75,6 +78,17 @@ class FollowUp(Later):
 
     def resolve(self, probe) -> Outcome:
         return self.then(probe)
+
+
+def credited(outcome, credit: float):
+    """The outcome (an Outcome or a Later) with the share of the check's points its evidenced parts earn."""
+    if credit <= 0:
+        return outcome
+    if isinstance(outcome, Outcome):
+        outcome.credit = max(outcome.credit, credit)
+    else:
+        outcome.credit = credit
+    return outcome
 
 
 def answer(value):
@@ -110,6 +124,26 @@ class Pending(Later):
         if where is not None:
             return Outcome(False, f"{self.message} {where.sentence}", stage=where.stage, details=self.details)
         return Outcome(False, self.otherwise or self.message, details=self.details)
+
+
+@dataclass
+class Raised(Later):
+    """The function raised on one of the coverage table's cases (scores in the thousands, integer inputs ...):
+    ``message`` says so; what it does is then read off the designed probes (``misconceptions.fit``), so an
+    exception (math.exp's OverflowError) names its family as inf or NaN would."""
+    function: str
+    args: tuple
+    message: str
+    error: StudentError | None = None
+
+    def questions(self) -> list[list[Question]]:
+        return [[question(self.function, a) for a in group] for group in fit_inputs(self.function, self.args)]
+
+    def resolve(self, probe) -> Outcome:
+        entry = fitted(self.function, self.args, probe, self.error or RuntimeError())
+        if entry is not None:
+            return Outcome(False, f"{self.message} {entry.sentence}", diagnosis=entry.id)
+        return Outcome(False, self.message, getattr(self.error, "diagnosis", None))
 
 
 class Deferred(Exception):

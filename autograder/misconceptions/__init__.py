@@ -82,13 +82,17 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
     ``probe(arg_list)`` calls the student's ``function`` on each args in the list and returns the
     values (a StudentError in place of a value whose call failed)."""
     from .proof import Evidence
+    from .fit import contradicts, fitted   # the knobs fitted on designed probes: any spelling, dtype or failure
     evidence = Evidence(function, args, student_value, probe)
     for scaled in (False, True):     # exact variants first; a constant factor (singles only) after them all
         for tier in tiers(function):
             for entry in tier:
                 if (entry.constant or not scaled) and evidence.proves(entry, entry.constant if scaled else None) \
-                        and _identifiable(entry, evidence):
+                        and _identifiable(entry, evidence) and not contradicts(entry, function, args, probe):
                     return entry
+    found = fitted(function, args, probe, student_value)
+    if found is not None:
+        return found
     from .units import bytes_as_gb         # a family the catalogue's one realisation does not cover
     return bytes_as_gb(function, args, student_value, probe)
 

@@ -14,14 +14,15 @@ import numpy as np
 
 from .competing import previous_call_inputs, smaller_inputs
 from .counts import reading_inputs
+from .fit import fit_inputs
 from .maskshape import SIZE
 from .probes import ATTENTION, COUNTS, probe_inputs
-from .softmaxaxis import smaller_input
+from .softmaxaxis import given_last_axis, smaller_input
 
 
 def follow_ups(function: str, args: tuple, value, locate: bool = True) -> list[list[tuple]]:
     """The inputs the diagnosis of ``value`` (the student's answer on ``args``) may ask, in groups."""
-    groups = [probe_inputs(function, args)]
+    groups = [probe_inputs(function, args), *fit_inputs(function, args)]
     if function in COUNTS:
         groups += reading_inputs(function, args)          # bytes-as-gb reads them too, even unlocated
     if not locate:
@@ -30,8 +31,9 @@ def follow_ups(function: str, args: tuple, value, locate: bool = True) -> list[l
         groups.append(previous_call_inputs(args))
         if _not_finite(value):
             groups.append([smaller_inputs(args)])
-    elif function == "softmax" and _not_finite(value):
-        groups.append([smaller_input(args)])
+    elif function == "softmax":
+        groups += [[smaller_input(args)]] if _not_finite(value) else []
+        groups += [[given_last_axis(args)]] if given_last_axis(args) else []
     elif function == "causal_mask":
         groups.append([(SIZE,)])
     return groups

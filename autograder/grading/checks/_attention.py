@@ -21,10 +21,10 @@ from .. import coverage
 from ..asking import Question
 from ..coverage import as_float64
 from ..student import StudentError, to_pair
-from ...tolerance import HalfPrecision, close
+from ...tolerance import HalfPrecision, close, same_values
 from ...misconceptions import diagnose_square, follow_ups, square_input
-from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, answer, fail, listified, mismatch, nan_first,
-                    normal, ok, pick_sizes, question, stateful)
+from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, Raised, answer, credited, fail, listified,
+                    mismatch, nan_first, normal, ok, pick_sizes, question, stateful)
 from ._evidence import attention_evidence, fresh_case, unproven
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
@@ -60,20 +60,26 @@ def expected_shapes(Q, K, V) -> str:
             f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}.")
 
 
-def pair_of(name: str, reply, args: tuple, said: str | None = None):
+def pair_of(name: str, reply, args: tuple, said: str | None = None, credit: float = 0.0):
     """(output, weights) of one reply; an exception the function raised is restated with the inputs' shapes (and
     ``said``: what is particular about them) and what inputs of the same sizes in another class show
-    (``Restated``, once its questions are answered)."""
+    (``Restated``, once its questions are answered); ``credit``: the check's share where it runs and is right on
+    inputs of another class (or on the ordinary ones, when it raised on one of the table's cases)."""
     try:
         return to_pair(reply.get(), name)
     except StudentError as exc:
-        raise restated(name, exc, args, said) from None
+        raise restated(name, exc, args, said, credit) from None
 
 
-def restated(name: str, exc: StudentError, args: tuple, said: str | None = None) -> Exception:
+def restated(name: str, exc: StudentError, args: tuple, said: str | None = None, credit: float = 0.0) -> Exception:
+    """The error said with the inputs' shapes; on a coverage case (``said``), with what is particular about them
+    and what the designed probes show (``Raised``), else with what inputs of another class show (``Restated``)."""
     if exc.raised in (None, "NotImplementedError"):
         return exc
-    return Deferred(Restated(name, args, None, "", error=exc, said=said))
+    if said:
+        raised = Raised(name, as_float64(args), f"{str(exc).rstrip('.')} ({said}). {expected_shapes(*args)}", exc)
+        return Deferred(credited(raised, credit))
+    return Deferred(Restated(name, args, None, "", error=exc, right_elsewhere=credit))
 
 
 @dataclass
@@ -81,11 +87,9 @@ class Restated(Pending):
     """The error with the inputs' shapes, and what inputs of the same sizes in another class show: the entry
     proven on square inputs, else (square, or d_v = d_k) that it is right there, or the stage that deviates."""
     error: StudentError | None = None
-    said: str | None = None          # what is particular about the inputs it raised on (a coverage case)
+    right_elsewhere: float = 0.0     # the check's credit when it runs and is right on the other class's inputs
 
     def questions(self):
-        if self.said:
-            return []                    # it raised on a coverage case: its other shapes would run (float64)
         groups = []
         for other in [square_input(self.args)] + [o for _, o in _other_shapes(*self.args)]:
             if other is not None:
@@ -94,10 +98,7 @@ class Restated(Pending):
 
     def resolve(self, probe) -> Outcome:
         exc, name = self.error, self.function
-        on = f" ({self.said})" if self.said else ""
-        message = f"{str(exc).rstrip('.')}{on}. {expected_shapes(*self.args)}"
-        if self.said:
-            return Outcome(False, message, exc.diagnosis)
+        message = f"{str(exc).rstrip('.')}. {expected_shapes(*self.args)}"
         entry = diagnose_square(name, self.args, probe)
         if entry is not None:
             return Outcome(False, f"{message} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id)
@@ -106,7 +107,8 @@ class Restated(Pending):
             if isinstance(pair, StudentError):
                 continue
             if right(REFERENCE[name], pair, *other):
-                return Outcome(False, f"{message} It runs and is right {said}: it must work for any sizes.")
+                return Outcome(False, f"{message} It runs and is right {said}: it must work for any sizes.",
+                               credit=self.right_elsewhere)
             told = Pending(name, other, pair, "").resolve(probe)
             if told.diagnosis or told.stage:
                 return Outcome(False, f"{message} {said[0].upper()}{said[1:]}, where it runs:{told.message}",
@@ -204,23 +206,55 @@ def _matches(name, plan, got):
     try:
         r = repeat(name, convert, got[:trips], first, [v.args for v in varied])
     except StudentError as exc:
-        raise restated(name, exc, first) from None
+        raise restated(name, exc, first, credit=HALF) from None
     problem = state_problem(name, r, reference(*first), varied, ("output", "weights"))
     if problem:
         return (_nan(name, first, r.first) or _not_computing(name, plan, got, r.first)
                 or _stateful(name, problem, r.first[1]))
     answers = [(first, r.first, True, None)] + [(v.args, a, True, None) for v, a in zip(varied, r.varied)]
-    answers += [(args, pair_of(name, g, args), strict, None) for (args, strict, _), g in zip(plan.more, got[trips:])]
+    answers += [(args, pair_of(name, g, args, credit=HALF), strict, None)
+                for (args, strict, _), g in zip(plan.more, got[trips:])]
     wrong = _first_wrong(name, plan, got, answers, first)
     if wrong:
-        return wrong
+        return credited(wrong, _one_part_right(name, answers))
     problem = mutation_problem(name, r.changed)          # before the coverage cases: it may be why they fail
     if problem:
-        return fail(problem)
+        return credited(fail(problem), HALF)
     at = trips + len(plan.more)
-    covered = [(q.args, pair_of(name, g, q.args, SAID.get(q.draws)), True, q.draws)
+    covered = [(q.args, pair_of(name, g, q.args, SAID.get(q.draws), credit=HALF), True, q.draws)
                for q, g in zip(plan.covered, got[at:]) if q.draws]
-    return _first_wrong(name, plan, got, covered, first) or ok()
+    wrong = _same_id(name, plan, got[at:]) or _first_wrong(name, plan, got, covered, first)
+    return credited(wrong, HALF) if wrong else ok()
+
+
+HALF = 0.5      # the value check's credit for one evidenced part: right on every ordinary input but the table's
+                # cases, one of weights and output right everywhere, or right where n_q = n_k only (``Restated``)
+
+
+def _one_part_right(name, answers) -> float:
+    """``HALF`` when one of the two parts (the weights, the output) is right on every ordinary input, else 0."""
+    right = [[], []]
+    for args, (out, w), strict, _ in answers:
+        want_out, want_w = REFERENCE[name](*as_float64(args))
+        if strict or (out.shape, w.shape) == (want_out.shape, want_w.shape):
+            right[0].append(close(out, want_out))
+            right[1].append(close(w, want_w))
+    return HALF if all(right[0]) != all(right[1]) else 0.0
+
+
+def _same_id(name, plan, got):
+    """New values written into the very arrays of the previous call gave that call's answer: cached on id()."""
+    for k, q in enumerate(plan.covered):
+        if q.draws != "same-id" or k == 0 or got[k].error or got[k - 1].error:
+            continue
+        pair, before = to_pair(got[k].value, name), to_pair(got[k - 1].value, name)
+        fresh = REFERENCE[name](*q.args)
+        if same_values(pair, before) and not same_values(fresh, REFERENCE[name](*plan.covered[k - 1].args)):
+            return stateful(f"`{name}` returned, for new values written into the very arrays of its previous call "
+                            "(the same objects, so the same id()), that call's answer: its result does not follow the "
+                            "values. Is it cached on id(Q), id(K) or id(V)? An id is reused once an array is freed; "
+                            "compute the result from the values on every call.", student_weights=plot(pair[1]))
+    return None
 
 
 def _first_wrong(name, plan, got, answers, first):
@@ -271,7 +305,7 @@ def _not_computing(name, plan, got, pair):
     return None
 
 
-def evidence_unproven(name: str, ev, got: list, part: int) -> str | None:
+def evidence_unproven(name: str, ev, got: list, part: int):
     """What the evidence questions (the last of ``got``) showed instead of computing ``part`` of the answer (1 the
     weights, 0 the output), or None."""
     got = got[-len(ev.questions):]
@@ -311,13 +345,17 @@ def plot(w):
     return w if w.ndim == 2 else []
 
 
-def nothing_computed(name: str, observed: str, judged: str, pair, part: int = 1) -> Outcome:
-    """The failure of a check whose function is not shown to compute ``part`` of its answer: its stage is the
-    stage that should compute it (the scores for the weights, the output)."""
-    what = ("its output from Q, K and V", "its weights from Q and K")[part]
-    return Outcome(False, f"`{name}` {observed}: it does not compute {what}, so this check ({judged}) earns nothing. "
-                   "Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.",
-                   details=listified(student_weights=plot(pair[1])), stage=("output", "scores")[part])
+def nothing_computed(name: str, observed, judged: str, pair, part: int = 1) -> Outcome:
+    """The failure of a check whose function is not shown to compute ``part`` of its answer (``observed``: an
+    ``_evidence.Unproven``): its stage is the stage that should compute it (the scores for the weights, the
+    output), or the state when its answers change between identical calls."""
+    if observed.random:
+        what, stage = "its results from Q, K and V alone (random numbers, or state kept between calls)", "state"
+    else:
+        what, stage = ("its output from Q, K and V", "its weights from Q and K")[part], ("output", "scores")[part]
+    return Outcome(False, f"`{name}` {observed.said}: it does not compute {what}, so this check ({judged}) earns "
+                   "nothing. Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.",
+                   details=listified(student_weights=plot(pair[1])), stage=stage)
 
 
 def _nan(name, case, pair, context: str = ""):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..runner import Check  # noqa: F401 - a check's type, for the check modules
-from ..verdicts import (COUNTS, Deferred, FollowUp, Later, Outcome, Pending, Plan, Probe, answer,  # noqa: F401
-                        fail, listified, mismatch, nan_first, ok, question, read_mask, stateful)
+from ..verdicts import (COUNTS, Deferred, FollowUp, Later, Outcome, Pending, Plan, Probe, Raised, answer,  # noqa: F401
+                        credited, fail, listified, mismatch, nan_first, ok, question, read_mask, stateful)
 
 
 def pick_sizes(rng: np.random.Generator, count: int, low: int = 2, high: int = 10) -> list[int]:

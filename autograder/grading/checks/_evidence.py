@@ -78,7 +78,15 @@ def array_evidence(rng, x: np.ndarray, **kwargs) -> Evidence:
     return evidence("softmax", rng, (fresh_array(rng, np.ndim(x)),), **kwargs)
 
 
-def unproven(ev: Evidence, got: list, read, reference, part: int | None = None) -> str | None:
+@dataclass(frozen=True)
+class Unproven:
+    """What the evidence questions showed instead of a computation: ``said`` (after the function's name), and
+    whether the answers changed between identical calls (``random``: then not a function of the inputs alone)."""
+    said: str
+    random: bool = False
+
+
+def unproven(ev: Evidence, got: list, read, reference, part: int | None = None) -> Unproven | None:
     """None when the function is shown to compute (``part`` of) its answer from its inputs (attention: 1 the
     weights, 0 the output); else a sentence (after the function's name) saying what the calls showed instead.
     ``read(reply)`` reads an answer as the check does (it may raise the check's StudentError);
@@ -89,17 +97,18 @@ def unproven(ev: Evidence, got: list, read, reference, part: int | None = None) 
     if _right(mine, right) or _has_nan(mine):
         return None
     if not same_values(read(got[1]), one):
-        return f"returns other {_what(ev)} when called twice with the same inputs ({_shapes(ev)})"
+        return Unproven(f"returns other {_what(ev)} when called twice with the same inputs ({_shapes(ev)})", True)
     back = _handed_back(mine, dict(zip(ARGS, ev.case)) if ev.function != "softmax" else {"x": ev.case[0]})
     if back:
-        return f"returns its argument {back} as {('the output', 'the weights')[part] if part is not None else 'its result'}"
+        part_said = ("the output", "the weights")[part] if part is not None else "its result"
+        return Unproven(f"returns its argument {back} as {part_said}")
     if ev.function != "softmax" and laid_out(one, ev.case) is None:
-        return f"returns arrays of shapes {_shape_of(one)} for Q, K, V of shapes {_shapes(ev)}"
+        return Unproven(f"returns arrays of shapes {_shape_of(one)} for Q, K, V of shapes {_shapes(ev)}")
     for group in EVIDENCE[ev.function]:
         if not any(_holds(ev, name, part, got, read, one) for name in group):
             said = relation(group[0], part).said
-            return f"returns {said[:-1]}; with {_shapes(ev)})" if said.endswith(")") else \
-                f"returns {said} (with {_shapes(ev)})"
+            return Unproven(f"returns {said[:-1]}; with {_shapes(ev)})" if said.endswith(")") else
+                            f"returns {said} (with {_shapes(ev)})")
     return None
 
 

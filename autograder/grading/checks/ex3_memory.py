@@ -9,7 +9,7 @@ import solutions as S
 
 from ..asking import Question
 from ..student import StudentError, as_returned, to_int
-from ._base import Check, Deferred, Outcome, Plan, fail, mismatch, ok
+from ._base import Check, Deferred, Outcome, Plan, credited, fail, mismatch, ok
 from ._counts import number, slip_and_stage
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
@@ -131,19 +131,36 @@ def _exact(plan, got):
     reference = REFERENCES[name]
     exact = [reference(*args) for args in cases]
     stage, slip = slip_and_stage(name, cases, answers, exact) or (None, None)
+    credit = _partly_right(name, cases, answers, exact)
     for args, raw, want in zip(cases, answers, exact):
         if isinstance(raw, StudentError):
             raise raw
         if _as_int(name, args, raw, slip, stage) != want:
             if slip:
-                return Outcome(False, slip, stage=stage)
-            return mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
-    return _defaults(name, reference, plan.defaults, got[len(cases) + 2:])
+                return Outcome(False, slip, stage=stage, credit=credit)
+            return credited(mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}"), credit)
+    return credited(_defaults(name, reference, plan.defaults, got[len(cases) + 2:]), HALF)
+
+
+HALF = 0.5      # a count right on every case but some: its defaults, or only the counts beyond 2**31 (overflow), or
+                # a crossover one off everywhere
+
+
+def _partly_right(name, cases, answers, exact) -> float:
+    """``HALF`` when every wrong count is beyond what int32 holds (the rest exact), or every crossover is one off."""
+    values = [number(raw) for raw in answers]
+    if any(v is None for v in values):
+        return 0.0
+    wrong = [(v, w) for v, w in zip(values, exact) if v != w]
+    if name == "crossover_length":
+        return HALF if wrong and all(abs(v - w) == 1 for v, w in wrong) else 0.0
+    return HALF if wrong and all(w > 2**31 - 1 for _, w in wrong) else 0.0
 
 
 def _defaults(name, reference, defaults, got):
     """Called with its default arguments, the function counts as the exercise's defaults say (fp16, and an
-    expansion of 4): every call that names them was right, so a wrong count here is a wrong default."""
+    expansion of 4): every call that names them was right, so a wrong count here is a wrong default (``_exact``
+    gives it ``HALF``)."""
     for args, reply in zip(defaults, got):
         raw = reply.get()
         want = reference(*args)
