@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..sandbox.convert import plain
 from ..sandbox.limits import Limits
-from .student import StudentError, StudentRaised, missing_error, raised_error
+from .student import StudentError, StudentRaised, callers_of, missing_error, raised_error
 
 MAX_RESULT = Limits().result_bytes
 
@@ -102,7 +103,8 @@ def _one(student, function, fn, args, q: Question):
         value, error = fn(*args, **dict(q.kwargs)), None
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
         origin = student.origin(exc) if hasattr(student, "origin") else None
-        value, error = None, raised_error(function, exc, getattr(student, "notebook", None), origin)
+        callers = callers_of(sys._getframe())                # who called it: hidden from its text, as the worker's
+        value, error = None, raised_error(function, exc, getattr(student, "notebook", None), origin, callers)
     return value, error, (_copies(args) if q.echo else None)
 
 

@@ -6,6 +6,8 @@ beyond plain numeric arrays, which are copied into fresh float64 ndarrays.
 """
 from __future__ import annotations
 
+import functools
+import linecache
 from pathlib import Path
 
 import numpy as np
@@ -59,15 +61,18 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def raised_error(name: str, exc: BaseException, notebook: str | None = None, origin: str | None = None) -> StudentError:
+def raised_error(name: str, exc: BaseException, notebook: str | None = None, origin: str | None = None,
+                 callers: frozenset = frozenset()) -> StudentError:
     """What the student reads when their function raised (here or in the sandboxed worker).
 
     A stub or missing helper is named with its notebook (``helper_message``); otherwise the
     exception's message is always part of it, an empty one is said to be empty, and the
-    release's stub (a bare ``raise NotImplementedError()``) is called the stub.
+    release's stub (a bare ``raise NotImplementedError()``) is called the stub. ``callers``: the files of
+    the frames that called the student's function in this process (``callers_of``), whose lines and source the
+    text must not carry.
     """
     kind = str(getattr(exc, "type_name", type(exc).__name__))
-    text = " ".join(without_grader_frames(str(exc)).split())
+    text = " ".join(without_grader_frames(str(exc), callers).split())
     origin = getattr(exc, "origin", None) or origin
     missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind == "NameError" else None)
     where = f" in {notebook}.ipynb" if notebook else ""
@@ -84,23 +89,54 @@ _raised = raised_error
 GRADER = str(Path(__file__).resolve().parents[1])          # this package's folder: the grader's own code
 
 
-def without_grader_frames(text: str) -> str:
-    """A student's exception text with every traceback line of the grader's own code (its path, and the source
-    line under it) said as ``[a grader frame]``: in-process, a traceback the student formats holds the grader's
-    frames; the sandbox's worker shows the same frames of its own."""
-    if GRADER not in text:
+def callers_of(frame) -> frozenset:
+    """The files of ``frame`` and every frame above it: in-process, what called the student's function (the
+    grader, and whatever called the grader: a test, a notebook's hidden-test cell)."""
+    files = set()
+    while frame is not None:
+        files.add(frame.f_code.co_filename)
+        frame = frame.f_back
+    return frozenset(files)
+
+
+def without_grader_frames(text: str, callers: frozenset = frozenset()) -> str:
+    """A student's exception text with every traceback line of the grader's own code, or of the code that called
+    the student's function (``callers``: its file, and the source line under it), said as ``[a grader frame]``,
+    the grader's path elsewhere as ``[grader]``, and any line of the callers' source as ``[grader source]``:
+    in-process, a traceback or a frame's source the student formats holds the grader's; the sandbox's worker
+    shows its own frames so (its source is not readable there)."""
+    paths = (GRADER, *sorted(c for c in callers if c.startswith("/") and c != GRADER))
+    source = _source_lines(frozenset(callers))
+    if not any(p in text for p in paths) and not any(line.strip() in source for line in text.splitlines()):
         return text
-    lines, out, skip = text.splitlines(), [], False
-    for line in lines:
-        if GRADER in line:
-            out.append("[a grader frame]" if line.lstrip().startswith("File") else line.replace(GRADER, "[grader]"))
-            skip = line.lstrip().startswith("File")
+    out, skip = [], False
+    for line in text.splitlines():
+        frame = line.lstrip().startswith("File") and (any(p in line for p in paths)
+                                                       or any(f'"{c}"' in line for c in callers))
+        if frame or any(p in line for p in paths):
+            out.append("[a grader frame]" if frame else _paths_hidden(line, paths))
+            skip = frame
         elif skip and line.startswith("    "):
             skip = False
         else:
-            out.append(line)
+            out.append("[grader source]" if line.strip() in source else line)
             skip = False
     return "\n".join(out)
+
+
+def _paths_hidden(line: str, paths) -> str:
+    for p in paths:
+        line = line.replace(p, "[grader]" if p == GRADER else "[caller]")
+    return line
+
+
+@functools.lru_cache(maxsize=64)
+def _source_lines(callers: frozenset) -> frozenset:
+    """The lines (stripped, of some length: not a bare ``try:``) of the callers' source files."""
+    lines = set()
+    for path in callers:
+        lines.update(line.strip() for line in linecache.getlines(path) if len(line.strip()) >= 16)
+    return frozenset(lines)
 
 
 def missing_error(student, name: str, fn) -> StudentError | None:
