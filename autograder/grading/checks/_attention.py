@@ -20,6 +20,7 @@ import solutions as S
 from .. import coverage
 from ..asking import Question
 from ..coverage import as_float64
+from ..references import memoised
 from ..student import StudentError, to_pair
 from ...tolerance import HalfPrecision, close, same_values
 from ...misconceptions import diagnose_square, follow_ups, square_input
@@ -28,8 +29,8 @@ from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, Raised, a
 from ._evidence import attention_evidence, fresh_case, unproven
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
-REFERENCE = {"scaled_dot_product_attention": S.scaled_dot_product_attention,
-             "causal_attention": S.causal_attention, "cross_attention": S.cross_attention}
+REFERENCE = {name: memoised(getattr(S, name))          # computed once per input, shared by the checks
+             for name in ("scaled_dot_product_attention", "causal_attention", "cross_attention")}
 ONE = {"n_q": "one query (n_q = 1: one decoder position)", "n_k": "one key (n_k = 1)", "d_k": "d_k = 1",
        "d_v": "d_v = 1"}
 

@@ -12,6 +12,7 @@ import solutions as S
 from .. import coverage
 from ..asking import Question
 from ..coverage import as_float64
+from ..references import memoised
 from ..student import StudentError, to_array
 from ...tolerance import HalfPrecision, close
 from ._base import (Check, Deferred, FollowUp, Outcome, Plan, Raised, answer, credited, fail, mismatch, nan_first, normal,
@@ -19,6 +20,7 @@ from ._base import (Check, Deferred, FollowUp, Outcome, Plan, Raised, answer, cr
 from ._evidence import array_evidence, unproven
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
+SOFTMAX = memoised(S.softmax)          # the reference, computed once per input (references.py)
 NAME = "softmax"
 
 
@@ -78,8 +80,8 @@ def _rows(plan, got):
     if r.first.shape != x.shape:
         return mismatch(NAME, (x,), r.first, f"softmax of a {x.shape} array returned shape {r.first.shape}; "
                         "it should keep the input's shape.")
-    varied = [Varied((x2,), S.softmax(x2), "a new x", ("x",))]
-    problem = state_problem(NAME, r, S.softmax(x), varied, ("values",))
+    varied = [Varied((x2,), SOFTMAX(x2), "a new x", ("x",))]
+    problem = state_problem(NAME, r, SOFTMAX(x), varied, ("values",))
     if problem:
         return (nan_first(NAME, (x,), r.first, {"values": r.first}) or _nothing(plan, got, "the values")
                 or _stateful(problem))
@@ -114,7 +116,7 @@ SAID = {"ties": "with ties: rows of repeated values and a constant row", "intege
 def _first_wrong(plan, got, answers):
     for arg, value, drawn in answers:
         value = value.view(HalfPrecision) if drawn == "float16" else value
-        if not close(value, S.softmax(as_float64((arg,))[0])):
+        if not close(value, SOFTMAX(as_float64((arg,))[0])):
             return _wrong_values(plan, got, arg, value, drawn)
     return None
 
@@ -142,7 +144,7 @@ def _nothing(plan, got, judged: str):
     says it is not."""
     ev = plan.evidence
     got = got[-len(ev.questions):]
-    said = unproven(ev, got, lambda reply: _value(reply, ev.case[0], ev.kwargs), S.softmax)
+    said = unproven(ev, got, lambda reply: _value(reply, ev.case[0], ev.kwargs), SOFTMAX)
     if said is None:
         return None
     what = "from x alone (random numbers, or state kept between calls)" if said.random else "from x"
@@ -172,7 +174,7 @@ def _axis(plan, got):
     for k, axis in enumerate(AXES):
         at = len(plan.evidence.questions)
         value = _value(got[at + k], x, {"axis": axis})
-        if close(value, S.softmax(x, axis=axis)) or _honours_axis(x, axis, value, got[at + 3 + k]):
+        if close(value, SOFTMAX(x, axis=axis)) or _honours_axis(x, axis, value, got[at + 3 + k]):
             continue
         return mismatch(NAME, (x, axis), value, f"softmax(x, axis={axis}) on a 3-D array is wrong: "
                         f"the slices along axis {axis} should each sum to 1.")
@@ -197,7 +199,7 @@ def _default_after(x, given: dict, default):
 def _honours_axis(x, axis, value, reply) -> bool:
     moved = np.moveaxis(x, axis, -1)
     last = _value(reply, moved)
-    wrong_anyway = not close(last, S.softmax(moved))
+    wrong_anyway = not close(last, SOFTMAX(moved))
     return wrong_anyway and last.shape == moved.shape and close(value, np.moveaxis(last, -1, axis))
 
 
@@ -216,10 +218,10 @@ def _stable(plan, got):
         value = _value(got[0], x * 1e4, said="inputs near 1e4")
     if not np.all(np.isfinite(value)):
         return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 gives NaN or inf.")
-    if close(value, S.softmax(x * 1e4)):
+    if close(value, SOFTMAX(x * 1e4)):
         return _nothing(plan, got, "stability") or ok()
     ordinary = _value(got[1], x)
-    if not close(ordinary, S.softmax(x)):                # wrong anyway: the value check's to charge
+    if not close(ordinary, SOFTMAX(x)):                # wrong anyway: the value check's to charge
         return _nothing(plan, got, "stability") or ok()
     return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 is wrong, although it is right "
                     "on ordinary inputs.")
