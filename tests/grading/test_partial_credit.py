@@ -68,3 +68,16 @@ def test_a_half_is_earned_only_by_a_part_shown_right():
         record = autograder.grade_namespace({**engine, "scaled_dot_product_attention": fn}, "half")
         (value,) = [c for c in record.checks if c.check == "weights_and_output_match"]
         assert not value.passed and value.points == kept
+
+
+def test_partial_credit_comes_closer_to_the_fair_score_than_all_or_nothing():
+    """Within a point is the issue's bound, which all-or-nothing also meets on a 2-point check; the credit must
+    do better: on no case farther from the fair score than all-or-nothing, and closer in all."""
+    ours, all_or_nothing = 0.0, 0.0
+    for case in PARTIAL:
+        cells, record = _cells(case.name, STUDENTS[0])
+        for grade_id, points in importlib.import_module(case.module).FAIR.items():
+            strict = sum(c.max_points for c in record.checks if c.grade_id == grade_id and c.passed)
+            assert abs(cells[grade_id] - points) <= abs(strict - points), case.name
+            ours, all_or_nothing = ours + abs(cells[grade_id] - points), all_or_nothing + abs(strict - points)
+    assert ours < all_or_nothing
