@@ -80,12 +80,17 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
     if message is None and kind == "NotImplementedError" and not text:
         message = (f"`{name}`{where} is still the stub: it raises NotImplementedError. Replace "
                    "`raise NotImplementedError()` with your code and run the cell.")
+    elif message is None and kind == "TimeoutError" and text.startswith(LATE_WORDS):   # the worker's, not raised
+        message = f"`{name}` did not return: no answer {text[len(LATE_WORDS):]}"
+    elif message is None and kind == "NotAsked":
+        message = f"`{name}` was {text}"
     elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
     return StudentError(_short(message), raised=kind)
 
 
 _raised = raised_error
+LATE_WORDS = "did not return "      # the worker's words for a call past its time (sandbox.worker._timed)
 GRADER = str(Path(__file__).resolve().parents[1])          # this package's folder: the grader's own code
 
 
