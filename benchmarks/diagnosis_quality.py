@@ -15,9 +15,13 @@ wrong full marks (a mistake that kept every point) and correct code that lost a 
 diagnosed. Then the points earned by the do-nothing code of the implementation corpus
 (tests/fixtures/impl/nothing_*.py: random, echo, identity, uniform, zeros, where present).
 
+Cases that write a fair score per cell (``FAIR = {grade_id: points}``, partial implementations) are graded
+against it: the mean and worst distance, and every cell more than 1 point off.
+
 Targets on the held-out part: precision 1.0, named recall >= 0.95, localised recall >= 0.95, no
-wrong full marks, correct code always full marks; do-nothing code at most the shape points. Exits 1
-when precision, wrong full marks or correct code miss their target on either part.
+wrong full marks, correct code always full marks, partial credit within 1 point of every fair score; do-nothing
+code at most the shape points. Exits 1 when precision, wrong full marks, correct code or partial credit miss
+their target on either part.
 """
 from __future__ import annotations
 
@@ -98,8 +102,31 @@ def _report(part: str, students: list[str], first: int | None = None) -> bool:
             print(f"  localised, not named: {v.case.name} (expected {v.case.expected}), as student {v.student}")
     precision = scores.precision()
     print(f"\n{part}: precision {precision:.3f}, named recall {scores.named_recall():.3f}, localised recall "
-          f"{scores.localised_recall():.3f}, wrong full marks {len(kept)}, correct code not clean {len(dirty)}\n")
-    return precision == 1.0 and not kept and not dirty
+          f"{scores.localised_recall():.3f}, wrong full marks {len(kept)}, correct code not clean {len(dirty)}")
+    far = _partial_credit(corpus, students)
+    print()
+    return precision == 1.0 and not kept and not dirty and not far
+
+
+def _partial_credit(corpus, students) -> list:
+    """Each case with a written fair score per cell (``FAIR = {grade_id: points}``): how far its cells are from it,
+    under each student; the cells more than 1 point off."""
+    import autograder
+    gaps, far = [], []
+    for case in corpus:
+        fair = getattr(importlib.import_module(case.module), "FAIR", None)
+        for student in students if fair else ():
+            cells = autograder.grade_namespace(case.namespace(), student).cells
+            for grade_id, points in fair.items():
+                gaps.append(abs(cells[grade_id].earned - points))
+                if gaps[-1] > 1:
+                    far.append((case.name, student, grade_id, cells[grade_id].earned, points))
+    if gaps:
+        print(f"partial credit: {len(gaps)} cells with a written fair score, |score - fair| mean {sum(gaps) / len(gaps):.2f}, "
+              f"worst {max(gaps):g}, more than 1 point off: {len(far)}")
+    for name, student, grade_id, got, points in far:
+        print(f"  PARTIAL CREDIT OFF: {name} {grade_id}: {got:g} against a fair {points:g}, as student {student}")
+    return far
 
 
 def _do_nothing(student: str) -> None:

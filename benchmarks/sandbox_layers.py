@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from autograder.assignment import FUNCTIONS, NOTEBOOKS  # noqa: E402
+from autograder.grading import references  # noqa: E402
 from autograder.grading.namespace import quiet, run_cell  # noqa: E402
 from autograder.course.view import read_course  # noqa: E402
 from autograder.run.hardened import intake_submission  # noqa: E402
@@ -158,13 +159,36 @@ def empty_worker(server: ForkServer, limits: Limits) -> float:
     return cpu
 
 
-def in_process(namespaces: dict, notebook: str, seed: int) -> tuple[float, float]:
-    """(wall, CPU) seconds of the notebook's checks run in-process on the reference functions."""
+FUNCTION_NAMES = {n for names in FUNCTIONS.values() for n in names}
+IN_STUDENT = {"cpu": 0.0, "calls": 0}           # CPU inside the (reference) student's functions, in-process
+
+
+def timed(fn):
+    """``fn`` with the CPU spent inside it (and its calls) counted in IN_STUDENT (an inner call counts once)."""
+    def student_function(*args, **kwargs):
+        t, outer = time.thread_time(), IN_STUDENT.get("depth", 0) == 0
+        IN_STUDENT["depth"] = IN_STUDENT.get("depth", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            IN_STUDENT["depth"] -= 1
+            if outer:
+                IN_STUDENT["cpu"] += time.thread_time() - t
+                IN_STUDENT["calls"] += 1
+    return student_function
+
+
+def in_process(namespaces: dict, notebook: str, seed: int) -> tuple:
+    """(wall, CPU, CPU inside the student's functions, their calls, references asked, computed) of the notebook's
+    checks run in-process on the reference functions; the rest of the CPU is the grader's own."""
+    IN_STUDENT.update(cpu=0.0, calls=0)
+    asked, computed = references.STATS["asked"], references.STATS["computed"]
     t, cpu = time.perf_counter(), time.thread_time()
     with quiet():
         for grade_id in NOTEBOOKS[notebook]:
             run_cell(namespaces[notebook], grade_id, seed=seed)
-    return time.perf_counter() - t, time.thread_time() - cpu
+    return (time.perf_counter() - t, time.thread_time() - cpu, IN_STUDENT["cpu"], IN_STUDENT["calls"],
+            references.STATS["asked"] - asked, references.STATS["computed"] - computed)
 
 
 def reference_namespaces(intake) -> dict:
@@ -176,7 +200,7 @@ def reference_namespaces(intake) -> dict:
                 exec(cell.source, ns)        # noqa: S102 - the instructor's own solutions
             except Exception:  # noqa: BLE001 - a plotting or demo cell
                 pass
-        spaces[notebook] = ns
+        spaces[notebook] = {k: timed(v) if callable(v) and k in FUNCTION_NAMES else v for k, v in ns.items()}
     return spaces
 
 
@@ -229,7 +253,7 @@ def report(samples: list[dict], inproc: list[float], fork: float) -> None:
         print(f"| {name} | {medians[name]:.2f} | {medians[name] / total:.1%} |")
     print(f"| **total for one notebook** | **{total:.2f}** | 100% |")
     trips = statistics.median(s["round trips of the rubric (count)"] for s in samples)
-    rubric_in = statistics.median(w for w, _ in inproc) * 1e3
+    rubric_in = statistics.median(r[0] for r in inproc) * 1e3
     print(f"\nrubric round trips per notebook (median): {trips:g}")
     print(f"same checks in-process (no sandbox), per notebook: {rubric_in:.2f} ms")
     print(f"bare fork + exit + wait of a process the fork server's size: {fork * 1e3:.2f} ms")
@@ -245,11 +269,16 @@ def report_cpu(samples: list[dict], inproc: list, empty: list[float], forking: f
                 s["cpu: the worker's own (its whole life)"] for s in samples),
             "the grader, for the rubric through the worker": ms(
                 s["cpu: the grader's, for the rubric through the worker"] for s in samples),
-            "the same checks in-process": ms(c for _, c in inproc)}
+            "the same checks in-process": ms(r[1] for r in inproc),
+            "  of which inside the student's functions (here the reference's)": ms(r[2] for r in inproc),
+            "  of which the grader's own (plans, references, comparisons, diagnosis)": ms(r[1] - r[2] for r in inproc)}
     print("\nCPU per notebook, median ms (schedstat; the kernel's work for namespaces and cgroups on other "
           "threads is not counted):\n\n| process | CPU ms |\n| --- | --- |")
     for name, value in rows.items():
         print(f"| {name} | {value:.2f} |")
+    med = lambda k: statistics.median(r[k] for r in inproc)                     # noqa: E731
+    print(f"\nin-process, per notebook (median): {med(3):g} calls of the student's functions; the grader's "
+          f"references asked {med(4):g} times, computed {med(5):g} (grading/references.py)")
     rubric = 4 * rows["the same checks in-process"]
     print(f"\na worker that only starts and answers, then is ended, costs the whole machine {machine * 1e3:.2f} ms of "
           "CPU (every process and the kernel's own threads: the fork, the pages copied on first write, "

@@ -37,7 +37,7 @@ def _version() -> str:
 def rubric_signature() -> list:
     """The rubric table with the source of every module its checks live in."""
     table = [[g, i.name, i.points, i.category] for g, items in RUBRIC.items() for i in items]
-    modules = sorted({inspect.getsourcefile(i.check) for items in RUBRIC.values() for i in items})
+    modules = sorted({inspect.getsourcefile(i.check.judge) for items in RUBRIC.values() for i in items})
     return [table, [_code_hash(m) for m in modules]]
 
 

@@ -7,37 +7,38 @@ as ``nbgrader autograde`` does: each notebook runs in its own kernel, so a
 from __future__ import annotations
 
 import contextlib
-import traceback
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
 from ..assignment import NOTEBOOKS, notebook_of
-from .checks._base import Outcome
-from ..records import INTERNAL, CheckResult, Record, check_result
+from .verdicts import Outcome
+from ..records import CheckResult, Record, check_result
 from .rubric import RUBRIC
+from .runner import run_checks
 from .seeds import check_rng, student_seed
-from .student import NotebookFunctions, StudentError
-
-
-def run_item(student, grade_id: str, item, seed: int) -> CheckResult:
-    """One check -> one result; never raises."""
-    try:
-        outcome = item.check(student, check_rng(seed, grade_id, item.name))
-    except StudentError as exc:
-        outcome = Outcome(False, str(exc), diagnosis=exc.diagnosis, stage=exc.stage)
-    except Exception:  # noqa: BLE001 - a grader bug must not cost the student or stop the batch
-        outcome = Outcome(False, INTERNAL, details={"internal_error": traceback.format_exc(limit=3)})
-    return check_result(grade_id, item, outcome)
+from .student import NotebookFunctions
 
 
 def run_cell(student, grade_id: str, student_id: str = "anonymous", seed: int | None = None) -> list[CheckResult]:
     """The checks of one grade cell. ``student`` is the namespace of the notebook holding the cell
-    (a dict, as the hidden-test cells pass ``globals()``) or an object with ``get(name)``."""
+    (a dict, as the hidden-test cells pass ``globals()``) or an object with ``get(name)`` (and ``ask``, a
+    sandboxed notebook). Their questions go in one batch per function (``runner.run_checks``)."""
     seed = student_seed(student_id) if seed is None else seed
     if isinstance(student, dict):
         student = NotebookFunctions(student, notebook_of(grade_id))
-    return [run_item(student, grade_id, item, seed) for item in RUBRIC[grade_id]]
+    items = RUBRIC[grade_id]
+    outcomes = run_checks(student, [(item.check, check_rng(seed, grade_id, item.name)) for item in items])
+    return [result(grade_id, item, outcome) for item, outcome in zip(items, outcomes)]
+
+
+def result(grade_id: str, item, outcome: Outcome) -> CheckResult:
+    """The check's result; a failed check earns the share of its points its evidenced parts earn (``credit``)."""
+    out = check_result(grade_id, item, outcome)
+    if not outcome.passed and outcome.credit > 0:
+        out = replace(out, points=item.points * min(outcome.credit, 1.0))
+    return out
 
 
 @contextlib.contextmanager

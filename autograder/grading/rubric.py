@@ -26,7 +26,7 @@ class Item:
 
     @property
     def name(self) -> str:
-        return self.check.__name__
+        return self.check.name
 
 
 RUBRIC: dict[str, list[Item]] = {

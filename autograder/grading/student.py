@@ -6,6 +6,10 @@ beyond plain numeric arrays, which are copied into fresh float64 ndarrays.
 """
 from __future__ import annotations
 
+import functools
+import linecache
+from pathlib import Path
+
 import numpy as np
 
 from ..assignment import FUNCTIONS
@@ -57,71 +61,18 @@ def _short(text: str) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
-def call(student, name: str, *args, **kwargs):
-    """Call the student's ``name`` with copies of the inputs (so it cannot alter ours)."""
-    return _call(student, name, _copies(args), kwargs)
-
-
-def call_watching(student, name: str, arg_list: list[tuple]) -> list[tuple]:
-    """(value, positions of the array arguments the function changed in place) for each args, in order; the
-    first call that fails raises its StudentError. The function gets copies; in the sandbox all the calls
-    go in one round trip and the worker sends the arguments back after each (plain arrays, compared here)."""
-    echo = getattr(student, "call_echo_many", None)
-    if echo is None or student.get(name) is None:
-        out = []
-        for args in arg_list:
-            copies = _copies(args)
-            out.append((_call(student, name, copies, {}), _changed(args, copies)))
-        return out
-    out = []
-    for args, (value, after) in zip(arg_list, echo(name, [_copies(args) for args in arg_list])):
-        if isinstance(value, StudentRaised):
-            value = _raised(name, value, getattr(student, "notebook", None))
-        if isinstance(value, Exception):
-            raise value
-        out.append((value, _changed(args, after)))
-    return out
-
-
-def _copies(args: tuple) -> tuple:
-    return tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
-
-
-def _changed(before: tuple, after) -> list[int]:
-    if not isinstance(after, (tuple, list)) or len(after) != len(before):
-        return []                                 # nothing came back: nothing is claimed
-    return [i for i, (a, b) in enumerate(zip(before, after)) if isinstance(a, np.ndarray)
-            and not (isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=True))]
-
-
-def _call(student, name: str, args: tuple, kwargs: dict):
-    fn = student.get(name) if hasattr(student, "get") else None
-    notebook = getattr(student, "notebook", None)
-    if fn is None and getattr(student, "unread", False):       # its notebook never reached the grader
-        raise StudentError(f"`{name}` was not checked: {notebook}.ipynb could not be graded as it was submitted, "
-                           "so this submission awaits an instructor's review.")
-    if fn is None or not callable(fn):
-        where = f" in {notebook}.ipynb" if notebook else ""
-        raise StudentError(f"`{name}` is not defined{where}: write the function `{name}` in its exercise "
-                           "cell and run that cell.")
-    try:
-        return fn(*args, **kwargs)
-    except StudentError:
-        raise
-    except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
-        origin = student.origin(exc) if hasattr(student, "origin") else None
-        raise _raised(name, exc, notebook, origin) from None
-
-
-def _raised(name: str, exc: BaseException, notebook: str | None = None, origin: str | None = None) -> StudentError:
+def raised_error(name: str, exc: BaseException, notebook: str | None = None, origin: str | None = None,
+                 callers: frozenset = frozenset()) -> StudentError:
     """What the student reads when their function raised (here or in the sandboxed worker).
 
     A stub or missing helper is named with its notebook (``helper_message``); otherwise the
     exception's message is always part of it, an empty one is said to be empty, and the
-    release's stub (a bare ``raise NotImplementedError()``) is called the stub.
+    release's stub (a bare ``raise NotImplementedError()``) is called the stub. ``callers``: the files of
+    the frames that called the student's function in this process (``callers_of``), whose lines and source the
+    text must not carry.
     """
     kind = str(getattr(exc, "type_name", type(exc).__name__))
-    text = " ".join(str(exc).split())
+    text = " ".join(without_grader_frames(str(exc), callers).split())
     origin = getattr(exc, "origin", None) or origin
     missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind == "NameError" else None)
     where = f" in {notebook}.ipynb" if notebook else ""
@@ -129,9 +80,82 @@ def _raised(name: str, exc: BaseException, notebook: str | None = None, origin: 
     if message is None and kind == "NotImplementedError" and not text:
         message = (f"`{name}`{where} is still the stub: it raises NotImplementedError. Replace "
                    "`raise NotImplementedError()` with your code and run the cell.")
+    elif message is None and kind == "TimeoutError" and text.startswith(LATE_WORDS):   # the worker's, not raised
+        message = f"`{name}` did not return: no answer {text[len(LATE_WORDS):]}"
+    elif message is None and kind == "NotAsked":
+        message = f"`{name}` was {text}"
     elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
     return StudentError(_short(message), raised=kind)
+
+
+_raised = raised_error
+LATE_WORDS = "did not return "      # the worker's words for a call past its time (sandbox.worker._timed)
+GRADER = str(Path(__file__).resolve().parents[1])          # this package's folder: the grader's own code
+
+
+def callers_of(frame) -> frozenset:
+    """The files of ``frame`` and every frame above it: in-process, what called the student's function (the
+    grader, and whatever called the grader: a test, a notebook's hidden-test cell)."""
+    files = set()
+    while frame is not None:
+        files.add(frame.f_code.co_filename)
+        frame = frame.f_back
+    return frozenset(files)
+
+
+def without_grader_frames(text: str, callers: frozenset = frozenset()) -> str:
+    """A student's exception text with every traceback line of the grader's own code, or of the code that called
+    the student's function (``callers``: its file, and the source line under it), said as ``[a grader frame]``,
+    the grader's path elsewhere as ``[grader]``, and any line of the callers' source as ``[grader source]``:
+    in-process, a traceback or a frame's source the student formats holds the grader's; the sandbox's worker
+    shows its own frames so (its source is not readable there)."""
+    paths = (GRADER, *sorted(c for c in callers if c.startswith("/") and c != GRADER))
+    source = _source_lines(frozenset(callers))
+    if not any(p in text for p in paths) and not any(line.strip() in source for line in text.splitlines()):
+        return text
+    out, skip = [], False
+    for line in text.splitlines():
+        frame = line.lstrip().startswith("File") and (any(p in line for p in paths)
+                                                       or any(f'"{c}"' in line for c in callers))
+        if frame or any(p in line for p in paths):
+            out.append("[a grader frame]" if frame else _paths_hidden(line, paths))
+            skip = frame
+        elif skip and line.startswith("    "):
+            skip = False
+        else:
+            out.append("[grader source]" if line.strip() in source else line)
+            skip = False
+    return "\n".join(out)
+
+
+def _paths_hidden(line: str, paths) -> str:
+    for p in paths:
+        line = line.replace(p, "[grader]" if p == GRADER else "[caller]")
+    return line
+
+
+@functools.lru_cache(maxsize=64)
+def _source_lines(callers: frozenset) -> frozenset:
+    """The lines (stripped, of some length: not a bare ``try:``) of the callers' source files."""
+    lines = set()
+    for path in callers:
+        lines.update(line.strip() for line in linecache.getlines(path) if len(line.strip()) >= 16)
+    return frozenset(lines)
+
+
+def missing_error(student, name: str, fn) -> StudentError | None:
+    """The StudentError for a function the notebook does not define (or never reached the grader); None when
+    ``fn`` is callable."""
+    notebook = getattr(student, "notebook", None)
+    if fn is None and getattr(student, "unread", False):       # its notebook never reached the grader
+        return StudentError(f"`{name}` was not checked: {notebook}.ipynb could not be graded as it was submitted, "
+                            "so this submission awaits an instructor's review.")
+    if fn is None or not callable(fn):
+        where = f" in {notebook}.ipynb" if notebook else ""
+        return StudentError(f"`{name}` is not defined{where}: write the function `{name}` in its exercise "
+                            "cell and run that cell.")
+    return None
 
 
 def helper_message(name: str, notebook: str | None, kind: str, origin: str | None,
@@ -151,26 +175,6 @@ def _exercise_functions() -> frozenset[str]:
     """The assignment's functions: a missing one is a helper another notebook defines; any other missing
     name (a typo in the student's own variable) keeps Python's own message."""
     return frozenset(n for names in FUNCTIONS.values() for n in names)
-
-
-def call_all(student, name: str, arg_list: list[tuple]) -> list:
-    """``name(*args)`` for every args: each a value or a StudentError (never raised here).
-
-    A sandboxed student answers them all in one round trip (``call_many``); in-process
-    functions are simply called one after another. Inputs are plain numbers here.
-    """
-    many = getattr(student, "call_many", None)
-    if many is None or student.get(name) is None:
-        return [_capture(lambda a=args: call(student, name, *a)) for args in arg_list]
-    notebook = getattr(student, "notebook", None)
-    return [_raised(name, v, notebook) if isinstance(v, StudentRaised) else v for v in many(name, arg_list)]
-
-
-def _capture(fn):
-    try:
-        return fn()
-    except StudentError as exc:
-        return exc
 
 
 def as_returned(value) -> str:

@@ -82,27 +82,38 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
     ``probe(arg_list)`` calls the student's ``function`` on each args in the list and returns the
     values (a StudentError in place of a value whose call failed)."""
     from .proof import Evidence
+    from .fit import contradicts, fitted   # the knobs fitted on designed probes: any spelling, dtype or failure
     evidence = Evidence(function, args, student_value, probe)
     for scaled in (False, True):     # exact variants first; a constant factor (singles only) after them all
         for tier in tiers(function):
             for entry in tier:
                 if (entry.constant or not scaled) and evidence.proves(entry, entry.constant if scaled else None) \
-                        and _identifiable(entry, evidence):
+                        and _identifiable(entry, evidence) and not contradicts(entry, function, args, probe):
                     return entry
+    found = fitted(function, args, probe, student_value)
+    if found is not None:
+        return found
     from .units import bytes_as_gb         # a family the catalogue's one realisation does not cover
     return bytes_as_gb(function, args, student_value, probe)
+
+
+def square_input(args: tuple) -> tuple | None:
+    """Square inputs (n_k = n_q) built like ``args`` (attention inputs with n_q != n_k), drawn from them; else None."""
+    from .probes import seeded
+    Q, K, V = (np.asarray(a) for a in args)
+    if Q.ndim != 2 or K.ndim != 2 or V.ndim != 2 or len(Q) == len(K):
+        return None
+    rng = seeded(args)
+    return rng.normal(0, 1, Q.shape), rng.normal(0, 1, (len(Q), K.shape[1])), rng.normal(0, 1, (len(Q), V.shape[1]))
 
 
 def diagnose_square(function: str, args: tuple, probe) -> Misconception | None:
     """For an attention function that raised on these inputs (n_q != n_k): the entry proven on square inputs
     built like them (n_k = n_q), where it runs, else None; exercise 2's square causal mask copied into
     cross-attention only broadcasts there."""
-    from .probes import seeded
-    Q, K, V = (np.asarray(a) for a in args)
-    if Q.ndim != 2 or K.ndim != 2 or V.ndim != 2 or len(Q) == len(K) or probe is None:
+    square = square_input(args)
+    if square is None or probe is None:
         return None
-    rng = seeded(args)
-    square = (rng.normal(0, 1, Q.shape), rng.normal(0, 1, (len(Q), K.shape[1])), rng.normal(0, 1, (len(Q), V.shape[1])))
     value = probe([square])[0]
     if isinstance(value, Exception):
         return None
@@ -131,3 +142,6 @@ def _compound(function: str, parts: list[Misconception]) -> Misconception | None
     name = COMPOUND.join(p.id for p in parts)
     return next((c for c in compounds_for(function, len(parts)) if c.id == name and c.knobs == {
         k: v for p in parts for k, v in p.knobs.items()}), None)
+
+
+from .followups import follow_ups  # noqa: E402 - the diagnosis's questions, declared (after the catalogue)

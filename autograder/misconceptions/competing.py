@@ -29,9 +29,10 @@ from .stages import Localisation
 SMALLER = 100.0            # the NaN test's inputs: Q and K this many times smaller
 
 
-def explain(function: str, args: tuple, out, w, view, probe) -> Localisation | None:
-    """The first explanation the outputs settle, or None (then the stages are read)."""
-    nan = _nan(function, args, out, w, view, probe)
+def explain(function: str, args: tuple, out, w, view, probe, half: bool = False) -> Localisation | None:
+    """The first explanation the outputs settle, or None (then the stages are read); ``half``: the answer came
+    back in float16."""
+    nan = _nan(function, args, out, w, view, probe, half)
     if nan is not None:
         return nan
     if function == "causal_attention":
@@ -41,7 +42,11 @@ def explain(function: str, args: tuple, out, w, view, probe) -> Localisation | N
     return _twice(args, w, function) or _previous_call(args, probe)
 
 
-def _nan(function, args, out, w, view, probe) -> Localisation | None:
+OVERFLOW_HALF = 11.0       # exp() of more than this overflows float16, the narrowest float an answer comes in
+
+
+def _nan(function, args, out, w, view, probe, half: bool = False) -> Localisation | None:
+    """Where the answer is NaN, and what Q and K a hundred times smaller show (``half``: it came back float16)."""
     said = [s for s in (where(w, "your weights"), where(out, "your output")) if s]
     if not said:
         return None
@@ -49,18 +54,26 @@ def _nan(function, args, out, w, view, probe) -> Localisation | None:
     observed = " and ".join(s.replace(" rows ", f" {lines} ").replace(" row ", f" {lines[:-1]} ") for s in said)
     if function == "causal_attention" and _diagonal_hidden(w, view) is not None:
         return _diagonal_hidden(w, view)
-    Q, K, V = args
-    smaller = _call(probe, (Q / SMALLER, K / SMALLER, V))
+    smaller = _call(probe, smaller_inputs(args))
     if smaller is None:
         return Localisation("nan", f"{observed[0].upper()}{observed[1:]}: a NaN comes from 0/0, inf - inf or a row "
                             "whose scores are all -inf; find where it first appears (np.isnan).")
+    said = f"{observed[0].upper()}{observed[1:]}"
     if not any(np.isnan(np.asarray(a, dtype=float)).any() for a in smaller):
-        return Localisation("nan", f"{observed[0].upper()}{observed[1:]}, and nowhere with Q and K {SMALLER:.0f} "
-                            "times smaller: exp() overflows on large scores; subtract each row's maximum "
+        if half:
+            return Localisation("nan", f"{said}, and nowhere with Q and K {SMALLER:.0f} times smaller; your answer is "
+                                "float16, which holds numbers only up to 65504: on large scores the scores or their "
+                                "exponentials overflow it. Compute in float64, each row's maximum subtracted before "
+                                "exponentiating.")
+        return Localisation("nan", f"{said}, and nowhere with Q and K {SMALLER:.0f} times smaller: on large scores "
+                            "exp() overflows (or underflows to 0, and 0/0 is NaN); subtract each row's own maximum "
                             "before exponentiating.")
-    return Localisation("nan", f"{observed[0].upper()}{observed[1:]}, also with Q and K {SMALLER:.0f} times "
-                        "smaller, so it is not exp() overflowing: look for 0/0 or inf - inf (a row whose scores "
-                        "are all -inf gives both).")
+    Q, K, _ = smaller_inputs(args)
+    if np.abs(np.asarray(Q, dtype=float) @ np.asarray(K, dtype=float).T).max() >= OVERFLOW_HALF:
+        return Localisation("nan", f"{said}, also with Q and K {SMALLER:.0f} times smaller: find where it first "
+                            "appears (np.isnan): 0/0, inf - inf or a row whose scores are all -inf.")
+    return Localisation("nan", f"{said}, also with Q and K {SMALLER:.0f} times smaller, where no exp() "
+                        "overflows: look for 0/0 or inf - inf (a row whose scores are all -inf gives both).")
 
 
 def _diagonal_hidden(w, view) -> Localisation | None:
@@ -107,13 +120,24 @@ def _softmax_rows(p, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def smaller_inputs(args: tuple) -> tuple:
+    """The NaN test's input: Q and K ``SMALLER`` times smaller."""
+    Q, K, V = args
+    return Q / SMALLER, K / SMALLER, V
+
+
+def previous_call_inputs(args: tuple) -> list[tuple]:
+    """[X, args, Y, args], asked in this order: X and Y of the same shapes, drawn from the check's input."""
+    rng = seeded(args)
+    first, second = (tuple(rng.normal(0, 1, np.shape(a)) for a in args) for _ in range(2))
+    return [first, args, second, args]
+
+
 def _previous_call(args, probe) -> Localisation | None:
     """[X, args, Y, args]: the weights for ``args`` are the student's own for X, then for Y (X's differ from Y's)."""
     if probe is None:
         return None
-    rng = seeded(args)
-    first, second = (tuple(rng.normal(0, 1, np.shape(a)) for a in args) for _ in range(2))
-    answers = probe([first, args, second, args])
+    answers = probe(previous_call_inputs(args))
     if any(isinstance(a, Exception) for a in answers):
         return None
     w = [np.asarray(a[1], dtype=float) for a in answers]

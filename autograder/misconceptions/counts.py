@@ -30,7 +30,7 @@ UNITS = ((1e-3, "1000", "kB"), (1 / 1024, "1024", "KiB"), (1e-6, "10**6", "MB"),
 TOLERANCE = 1e-3        # floor division and off-by-ones in a count of thousands stay well inside this
 DIGITS = 4              # significant digits wanted of every answer: a coarser display is read at larger sizes
 MIN_DIGITS = 2.5        # fewer than this even at larger sizes: too coarse to read any ratio
-MAX_TIMES = 4096        # how much larger n may be made for that
+LADDER = (1, 32, 1024, 4096)   # how much larger n (and d_model) is made for that: the first that shows DIGITS
 ROUNDINGS = (("rounded", np.round), ("rounded up", np.ceil), ("rounded down", np.floor))
 WHAT = {"attention_memory_bytes": "the attention matrix's count", "ffn_memory_bytes": "the FFN count",
         "crossover_length": "the crossover"}
@@ -55,12 +55,22 @@ def _reading(function: str, args: tuple, probe) -> _Reading | None:
     names = ARGUMENTS[function]
     bases = _bases(function, args)
     read = _read(function, probe, bases, names)
-    for _ in range(2):                                # display rounding: read again at larger sizes
-        if read is None or function == "crossover_length" or read.digits >= DIGITS:
-            break
-        bases = _finer(function, bases, read.digits)
-        read = _read(function, probe, bases, names)
+    if read is not None and function != "crossover_length" and read.digits < DIGITS:
+        needed = np.sqrt(10.0 ** (DIGITS - max(read.digits, 0.0)))      # the count grows as the square of times
+        for times in (t for t in LADDER[1:] if t >= needed or t == LADDER[-1]):
+            read = _read(function, probe, _finer(function, bases, times), names)
+            if read is None or read.digits >= DIGITS:
+                break
     return None if read is None or read.digits < MIN_DIGITS else read
+
+
+def reading_inputs(function: str, args: tuple) -> list[list[tuple]]:
+    """Every input ``reading`` may ask, in the groups it asks them: the base points and each argument doubled and
+    tripled, at each size of the ladder (only the first is asked of the crossover)."""
+    names = ARGUMENTS[function]
+    bases = _bases(function, args)
+    ladder = LADDER[:1] if function == "crossover_length" else LADDER
+    return [_asked(_finer(function, bases, times), names) for times in ladder]
 
 
 def localise_count(function: str, args: tuple, value, probe) -> Localisation | None:
@@ -106,8 +116,12 @@ class _Reading:
                 np.concatenate([self.right_base, self.right_grown.ravel()]), self.ulp)
 
 
+def _asked(bases: list[tuple], names) -> list[tuple]:
+    return bases + [_grown(base, k, m) for base in bases for k in range(len(names)) for m in (2, 3)]
+
+
 def _read(function, probe, bases, names) -> _Reading | None:
-    asked = bases + [_grown(base, k, m) for base in bases for k in range(len(names)) for m in (2, 3)]
+    asked = _asked(bases, names)
     answers = probe(asked)
     if any(isinstance(a, Exception) or np.shape(a) != () for a in answers):
         return None
@@ -135,9 +149,10 @@ def last_place(v: float) -> float:
     return 0.0
 
 
-def _finer(function: str, bases: list[tuple], digits: float) -> list[tuple]:
-    """The bases with n (and the FFN's d_model) larger, so an answer rounded for display shows ``DIGITS`` digits."""
-    times = min(int(np.ceil(np.sqrt(10.0 ** (DIGITS - max(digits, 0.0))))), MAX_TIMES)   # the count grows as its square
+def _finer(function: str, bases: list[tuple], times: int) -> list[tuple]:
+    """The bases with n (and the FFN's d_model) ``times`` larger, so an answer rounded for display shows more digits."""
+    if times == 1 or function == "crossover_length":
+        return bases
     if function == "attention_memory_bytes":
         return [(n * times, *rest) for n, *rest in bases]
     return [(n * times, d * times, *rest) for n, d, *rest in bases]

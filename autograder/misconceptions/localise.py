@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..tolerance import ATOL, RTOL
+from ..tolerance import ATOL, HALF_TOL, RTOL, HalfPrecision
 from .competing import explain
 from .counts import localise_count
 from .maskshape import localise_mask
@@ -69,18 +69,20 @@ def localise(function: str, args: tuple, value, probe=None) -> Localisation | No
     if function not in FUNCTIONS or not isinstance(value, tuple) or len(value) != 2:
         return None
     Q, K, V = args
+    half = any(isinstance(v, HalfPrecision) for v in value)          # returned in float16: read to its precision
     laid = _laid_out(*(np.asarray(v, dtype=float) for v in value), len(Q), np.asarray(V, dtype=float))
     if laid is None:
         return None                                   # the check's message already names the shapes
     out, w, view = laid
     allowed = np.tril(np.ones(w.shape, dtype=bool)) if function == "causal_attention" else np.ones(w.shape, bool)
     with np.errstate(all="ignore"):                   # log(0) and inf - inf are read as what they are
-        settled = explain(function, args, out, w, view, probe)
+        settled = explain(function, args, out, w, view, probe, half)
         if settled is not None:
             return Localisation(settled.stage, view.told(settled.sentence))
         largest = np.abs(Q @ K.T).max() / np.sqrt(Q.shape[-1])          # exp() overflows beyond about 709
-        stages = (_normalisation(w, view, largest), _mask(w, allowed, view), _scale(Q, K, w, allowed),
-                  _output(out, w, V))
+        tol = HALF_TOL if half else 1.0
+        stages = (_normalisation(w, view, largest, tol), _mask(w, allowed, view), _scale(Q, K, w, allowed, tol),
+                  _output(out, w, V, tol))
     for stage in stages:
         if stage is not None:
             return Localisation(stage.stage, view.told(stage.sentence))
@@ -111,8 +113,9 @@ def _laid_out(out, w, n_q, V):
     return None
 
 
-def _normalisation(w, view, largest: float = 0.0) -> Localisation | None:
-    """``largest``: the largest scaled score in size (beyond about 709, exp() overflows in float64)."""
+def _normalisation(w, view, largest: float = 0.0, tol: float = 1.0) -> Localisation | None:
+    """``largest``: the largest scaled score in size (beyond about 709, exp() overflows in float64); ``tol``: the
+    tolerance, a float16 answer's (1.0: float64's own)."""
     nan_rows = np.flatnonzero(np.isnan(w).any(axis=1))
     if nan_rows.size:
         return Localisation("softmax", f"{view.line(nan_rows[0]).capitalize()} of your weights is NaN: its "
@@ -122,9 +125,10 @@ def _normalisation(w, view, largest: float = 0.0) -> Localisation | None:
         return Localisation("softmax", f"Your weights have negative entries ({view.at(i, j)} is "
                             f"{w[i, j]:.3g}); a softmax gives values between 0 and 1.")
     rows, cols = w.sum(axis=1), w.sum(axis=0)
-    if np.allclose(rows, 1, rtol=RTOL, atol=1e-4):
+    atol = 1e-4 if tol == 1.0 else tol
+    if np.allclose(rows, 1, rtol=RTOL, atol=atol):
         return None
-    if w.shape[0] > 1 and np.allclose(cols, 1, rtol=RTOL, atol=1e-4):
+    if w.shape[0] > 1 and np.allclose(cols, 1, rtol=RTOL, atol=atol):
         other = "row" if view.transposed else "column"
         return Localisation("softmax-axis", f"Each {other} of your weights sums to 1 instead of each {view.lines}: "
                             "the softmax normalises over the queries; take it over the keys (axis=-1).")
@@ -153,8 +157,8 @@ def _mask(w, allowed, view) -> Localisation | None:
     return None
 
 
-def _scale(Q, K, w, allowed) -> Localisation | None:
-    """Fit log w = c * Q K^T + (a constant per row) over the visible keys."""
+def _scale(Q, K, w, allowed, tol: float = 1.0) -> Localisation | None:
+    """Fit log w = c * Q K^T + (a constant per row) over the visible keys (to ``tol``, a float16 answer's)."""
     raw = Q @ K.T
     logs, xs = [], []
     for i in range(len(w)):
@@ -169,21 +173,22 @@ def _scale(Q, K, w, allowed) -> Localisation | None:
     y, x = np.concatenate(logs), np.concatenate(xs)
     c = float(x @ y / (x @ x))
     expected = 1 / np.sqrt(Q.shape[-1])
-    if np.max(np.abs(y - c * x)) > 1e-3 * max(1.0, np.max(np.abs(y))):
+    slack = 1e-3 if tol == 1.0 else 10 * tol
+    if np.max(np.abs(y - c * x)) > slack * max(1.0, np.max(np.abs(y))):
         return Localisation("scores", "Your weights are not a softmax of Q K^T times any constant: check how "
                             "the scores are computed (Q @ K.T, one row per query and one column per key).")
-    if abs(c - expected) > 1e-3 * expected:
+    if abs(c - expected) > slack * expected:
         return Localisation("scale", f"Your weights are a softmax of Q K^T times {c:.4g}, not times "
                             f"1/sqrt(d_k) = {expected:.4g}: check how the scores are scaled.")
     return None
 
 
-def _output(out, w, V) -> Localisation | None:
+def _output(out, w, V, tol: float = 1.0) -> Localisation | None:
     want = (w.shape[0], V.shape[1])
     if out.shape != want:
         return Localisation("output", f"Your output has shape {out.shape}, but your own weights @ V would have "
                             f"shape (n_q, d_v) = {want}: return weights @ V as the output.")
-    if not np.allclose(out, w @ V, rtol=RTOL, atol=ATOL):
+    if not np.allclose(out, w @ V, rtol=RTOL if tol == 1.0 else tol, atol=ATOL if tol == 1.0 else tol):
         i = int(np.argmax(np.abs(out - w @ V).max(axis=1)))
         return Localisation("output", f"Your weights look right, but your output is not your own weights @ V "
                             f"(row {i} differs): check the last step, output = weights @ V.")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .attention import OVERFLOWING
 from .entry import Misconception, knobbed
 from .families import empty_rows_free, hidden_set, mask_values_in_weights
 
@@ -57,6 +58,8 @@ CAUSAL = [   # id, knobs, advice, view
     *(("softmax-global-sum", {"axis": None, **peak},
        "the softmax divides by the sum over the whole score matrix; divide each row by its own sum.", None)
       for peak in ({}, {"peak": -1})),
+    *(("no-max-subtraction", {"stable": stable}, "exp() overflows on large scores; subtract each row's maximum "
+       "before exponentiating (the mask's -inf is no maximum).", None) for stable in OVERFLOWING),
 ]
 
 ENTRIES = [

@@ -48,16 +48,20 @@ def _whole(c: float) -> bool:
 # dtype_bytes ignores it whatever itemsize stands in its place: the forms that drop the argument are proven up
 # to such a constant, the same on every input (a single entry only: in a compound the constant could hide a
 # second mistake, such as a hard-coded expansion)
-CONSTANTS = {("linear-in-n", "power"): _whole, ("dtype-ignored", "dropped"): _itemsize}
+CONSTANTS = {("linear-in-n", "power"): _whole, ("dtype-ignored", "dropped"): _itemsize,
+             ("expansion-missing", "widen"): _whole}
 
 
-# a missing expansion is not named for a count with another constant in its place (expansion = 4 written in
-# is not "forgot the expansion"), but such a constant can stand for another part of a compound: n * d_model *
-# dtype_bytes * 8 may be expansion-missing + bits-not-bytes or expansion = 8 written in, so neither is proven
+# a count that ignores expansion ignores it whatever whole number is written in its place (expansion = 4 as a
+# literal is the family: the argument is not used), but such a constant can stand for another part of a
+# compound: n * d_model * dtype_bytes * 8 may be expansion-missing + bits-not-bytes or expansion = 8 written in,
+# so the compound is not proven (a single entry may carry the constant: 8 for the expansion)
 WRITTEN_IN = {"expansion-missing": _whole}
 
 
 def _constant(mid: str, knobs: dict):
+    if "widen" in knobs:
+        return CONSTANTS.get((mid, "widen"))
     return CONSTANTS.get((mid, "power")) if "power" in knobs else CONSTANTS.get((mid, knobs.get("dtype")))
 
 

@@ -60,18 +60,26 @@ def _softmax_probes(rng, args):
 
 
 def _attention_probes(rng, args, causal: bool):
-    """Causal attention has no stability entry (nor check): its probes are ordinary only, so a mistake
-    written with a softmax that overflows on large scores is still named."""
+    """Ordinary probes, then large ones. Causal attention's large probes are built as its check's large case is:
+    keys equal to the queries, each of one length, so every row's largest score is on the diagonal, which it
+    sees (a softmax taken before the mask and renormalised still holds there)."""
     Q, K, _ = (np.asarray(a) for a in args)
     square = causal or len(Q) == len(K)
     out = []
-    for i in range(ORDINARY + (0 if causal else LARGE)):
+    for i in range(ORDINARY + LARGE):
         n_q, n_k, d_k, d_v = _sizes(rng, 4, 3 if square else 2, 10)
         n_k = n_q if square else n_k
         factor = 1.0 if i < ORDINARY else LARGE_FACTOR["attention"]
-        out.append((rng.normal(0, 1, (n_q, d_k)) * factor, rng.normal(0, 1, (n_k, d_k)) * factor,
-                    rng.normal(0, 1, (n_k, d_v))))
+        q, k, v = rng.normal(0, 1, (n_q, d_k)) * factor, rng.normal(0, 1, (n_k, d_k)) * factor, rng.normal(0, 1, (n_k, d_v))
+        out.append((diagonal_large(q), diagonal_large(q), v) if causal and i >= ORDINARY else (q, k, v))
     return out
+
+
+def diagonal_large(Q, score: float = 1e4) -> np.ndarray:
+    """Q's rows scaled to one length, so that Q Q^T / sqrt(d_k) is ``score`` on the diagonal and less elsewhere."""
+    Q = np.asarray(Q, dtype=float)
+    norms = np.linalg.norm(Q, axis=1, keepdims=True)
+    return Q / np.where(norms > 0, norms, 1.0) * np.sqrt(score * np.sqrt(Q.shape[1]))
 
 
 def _count_probes(rng, function):

@@ -18,6 +18,7 @@ import numpy as np
 
 import solutions
 
+from ..tolerance import HALF_TOL, HalfPrecision
 from .probes import COUNT_RTOL, COUNTS, RTOL, agree, probe_inputs
 
 MIN_EVIDENCE = 3
@@ -67,8 +68,11 @@ class Evidence:
         return evidence >= MIN_EVIDENCE and numbers       # NaN on every input reproduces nothing: not a name
 
     def _agree(self, view, args, got, want) -> bool:
-        """The two values agree on what the entry's family fixes (``families.py``)."""
-        return agree(view(args, got), view(args, want), self.rtol)
+        """The two values agree on what the entry's family fixes (``families.py``), to the precision the student's
+        value came in (an answer returned in float16 holds about three digits)."""
+        parts = got if isinstance(got, (tuple, list)) else (got,)
+        rtol = HALF_TOL if any(isinstance(p, HalfPrecision) for p in parts) else self.rtol
+        return agree(view(args, got), view(args, want), rtol)
 
     def _reference(self, k: int, args: tuple):
         if k not in self._right:

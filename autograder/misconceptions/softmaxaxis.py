@@ -14,6 +14,7 @@ from .stages import Localisation
 
 TOLERANCE = 1e-4
 OVERFLOW = 709.0             # exp() of more than this is inf in float64 (and of less than -745, 0)
+OVERFLOW_HALF = 11.0         # exp() of more than this is inf in float16
 
 
 def localise_softmax(args: tuple, value, probe=None) -> Localisation | None:
@@ -31,7 +32,7 @@ def localise_softmax(args: tuple, value, probe=None) -> Localisation | None:
                                 "divided by their sum lie between 0 and 1.")
         summing = [a for a in range(x.ndim) if x.shape[a] > 1 and np.allclose(out.sum(axis=a), 1, rtol=TOLERANCE)]
         if asked not in summing:
-            return _normalised_elsewhere(out, asked, summing, x)
+            return _wrong_default(x, args, summing, probe) or _normalised_elsewhere(out, asked, summing, x)
         return _values(x, out, asked)
 
 
@@ -39,14 +40,45 @@ def _not_finite(x, args, out, probe) -> Localisation:
     """NaN or inf: an overflow only when the same input a hundred times smaller gives finite values."""
     what = "NaN" if np.isnan(out).any() else "inf"
     observed = f"Your softmax returns {what} for inputs up to {np.abs(x).max():.3g}"
-    smaller = probe([(x / 100, *args[1:])])[0] if probe is not None else None
+    smaller = probe([smaller_input(args)])[0] if probe is not None else None
     if smaller is None or isinstance(smaller, Exception):
         return Localisation("nan", f"{observed}: find where it first appears (np.isnan, np.isinf).")
     if np.all(np.isfinite(np.asarray(smaller, dtype=float))):
         return Localisation("softmax", f"{observed}, and finite values for the same input a hundred times smaller: "
-                            "exp() overflowed; subtract the maximum along the axis before exponentiating.")
-    return Localisation("nan", f"{observed}, also for the same input a hundred times smaller, so it is not exp() "
-                        "overflowing: look for 0/0 or inf - inf (np.isnan, np.isinf).")
+                            "exp() of inputs this large overflows (or underflows to 0, and 0/0 is NaN); subtract the "
+                            "maximum along the axis before exponentiating.")
+    if np.abs(x).max() / 100 >= OVERFLOW_HALF:
+        return Localisation("nan", f"{observed}, also for the same input a hundred times smaller (up to "
+                            f"{np.abs(x).max() / 100:.3g}): find where it first appears (np.isnan, np.isinf).")
+    return Localisation("nan", f"{observed}, also for the same input a hundred times smaller, where no exp() "
+                        "overflows: look for 0/0 or inf - inf (np.isnan, np.isinf).")
+
+
+def given_last_axis(args: tuple) -> tuple | None:
+    """softmax's input with axis=-1 written out, when the check called it without ``axis`` (else None)."""
+    return (args[0], -1) if len(args) == 1 else None
+
+
+def _wrong_default(x, args, summing, probe) -> Localisation | None:
+    """Called without ``axis`` it normalises along another axis, and with axis=-1 given it is right: the parameter's
+    default is wrong, not the axis it is given."""
+    given = given_last_axis(args)
+    if given is None or probe is None or not summing:
+        return None
+    out = probe([given])[0]
+    if isinstance(out, Exception) or np.shape(out) != x.shape:
+        return None
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    if not np.allclose(np.asarray(out, dtype=float), e / e.sum(axis=-1, keepdims=True), rtol=TOLERANCE, atol=1e-6):
+        return None
+    return Localisation("softmax-axis", f"Called without `axis`, your softmax normalises along axis {summing[0]}; "
+                        "with axis=-1 given it is right: the default of `axis` is wrong. Give the parameter the default "
+                        "-1 in the `def` line (`def softmax(x, axis=-1)`).")
+
+
+def smaller_input(args: tuple) -> tuple:
+    """The overflow test's input: x a hundred times smaller (the axis as given)."""
+    return (np.asarray(args[0], dtype=float) / 100, *args[1:])
 
 
 def _normalised_elsewhere(out, asked: int, summing: list[int], x=None) -> Localisation:

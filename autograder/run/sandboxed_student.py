@@ -18,7 +18,12 @@ from ..sandbox.forkclient import ForkServer
 from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
 from ..sandbox.limits import Limits, Received
 from ..sandbox.rpc import MAX_PAYLOAD
+from ..grading.asking import reply_of
 from ..grading.student import StudentError, StudentRaised
+from ..sandbox.worker import LATE_AT_MOST
+
+LATE = ("TimeoutError", "NotAsked")          # what the worker says of a call past its time (and those not asked)
+LATE_SAID = "did not return within"
 
 
 class SandboxedStudent:
@@ -50,6 +55,7 @@ class SandboxedStudent:
         self.worker: WorkerHandle | None = None
         self.stop = stop or threading.Event()
         self.defined: set[str] = set()
+        self.rounds = 0                      # round trips of the rubric's questions (``ask``)
         self.received = Received(limits.received_bytes // len(NOTEBOOKS))   # this notebook's share, all its workers
         if start:
             self.run_to(None)
@@ -172,6 +178,20 @@ class SandboxedStudent:
         """name(*args) for each args in one round trip: values, or StudentError/StudentRaised per call."""
         return self._calls(name, [(args, {}) for args in arg_list])
 
+    def ask(self, name: str, questions: list) -> list:
+        """The replies to a batch of questions (``grading.asking.Question``) of ``name`` in one round trip: each
+        call may run ``call_seconds`` in the worker and fails alone past that (the worker then lives on, and the
+        submission is flagged for a person: a time limit may be this machine's, not the student's)."""
+        calls = [(q.args, dict(q.kwargs), {"echo": q.echo, "hold": q.hold, **({} if q.into is None else {"into": q.into})})
+                 for q in questions]
+        outcomes = self._calls(name, calls, each=self.limits.call_seconds, raw=True)
+        replies = [reply_of(name, self._answer(name, o, q.echo), self.notebook, q.echo)
+                   for q, o in zip(questions, outcomes)]
+        if any(r.error is not None and r.error.raised in LATE and LATE_SAID in str(r.error) for r in replies):
+            self.events.append(f"`{name}` ran past its time limit ({self.limits.call_seconds:g} s) on some of the "
+                               "grader's questions; they failed, the others were graded.")
+        return replies
+
     def call_echo_many(self, name: str, arg_list: list[tuple]) -> list[tuple]:
         """name(*args) for each args in one round trip, each with the arguments as they are after the call
         (None when they did not come back: a refused or unreadable echo says nothing about them):
@@ -186,15 +206,26 @@ class SandboxedStudent:
                         else None))
         return out
 
-    def _calls(self, name: str, calls: list[tuple[tuple, dict]], echo: bool = False) -> list:
+    def _answer(self, name: str, outcome, echoed: bool):
+        """A call's outcome from the worker as a value, StudentRaised or StudentError (an exception already is
+        one); echoed, with the arguments after the call (None when they did not come back)."""
+        if isinstance(outcome, Exception):
+            return outcome
+        if not echoed:
+            return self._outcome(name, outcome)
+        value, after = outcome
+        return self._outcome(name, value), (after[1] if after[0] == "ok" and isinstance(after[1], tuple) else None)
+
+    def _calls(self, name: str, calls: list[tuple], echo: bool = False, each: float | None = None,
+               raw: bool = False) -> list:
         if self.worker is None:
             self._start()
         if self.worker is None or self._remaining() <= 0:
             return [StudentError(f"`{name}` could not be called: the grading time or restarts for this "
                                  "submission ran out (see the notes).")] * len(calls)
-        seconds = min(self.limits.call_seconds, max(self._remaining(), 0.001))
+        seconds = min(self._batch_seconds(len(calls), each), max(self._remaining(), 0.001))
         try:
-            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo, received=self.received)
+            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo, received=self.received, each=each)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
@@ -203,7 +234,14 @@ class SandboxedStudent:
             return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
         if not reply["ok"]:                           # e.g. the function removed itself from the notebook
             return [StudentError(f"`{name}` could not be called: {reply['error']['message'][:300]}")] * len(calls)
-        return outcomes if echo else [self._outcome(name, o) for o in outcomes]
+        return outcomes if echo or raw else [self._outcome(name, o) for o in outcomes]
+
+    def _batch_seconds(self, count: int, each: float | None) -> float:
+        """How long a round trip of ``count`` calls may take: ``call_seconds``, or with a limit per call in the
+        worker, enough for that many calls past it (``worker.LATE_AT_MOST``) and a little for each of the rest."""
+        if each is None:
+            return self.limits.call_seconds
+        return self.limits.call_seconds * (LATE_AT_MOST + 1) + 0.05 * count
 
     @staticmethod
     def _outcome(name: str, outcome: tuple):

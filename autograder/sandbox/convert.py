@@ -55,6 +55,19 @@ def _held(arrays: list) -> int:
     return sum(held_bytes(a.size) for a in arrays)
 
 
+def plain(value, max_bytes: int) -> tuple[str, object]:
+    """In-process, what the wire would carry of ``value``: ("ok", the value rebuilt from copies of its arrays,
+    a string as the marker) or ("refused", why), the same verdicts and messages as ``encode_results`` and
+    ``decode_many`` give a sandboxed call, without the bytes."""
+    arrays: list[np.ndarray] = []
+    try:
+        tree = _node(value, arrays, depth=0, count=[0])
+        _check_size(arrays, max_bytes)
+    except Refused as exc:
+        return "refused", str(exc)
+    return "ok", _rebuild(tree, [np.array(a, copy=True) for a in arrays], 0, [0])
+
+
 def _check_size(arrays: list, max_bytes: int) -> None:
     total = _held(arrays)
     if total > max_bytes:

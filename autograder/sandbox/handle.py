@@ -106,27 +106,33 @@ class WorkerHandle:
         says which of ``names`` are callables in the notebook after the cell ran (``defined``)."""
         return self.request({"op": "run_cell", "names": list(names)}, seconds, cell_bytes(source))[0]
 
-    def call_many(self, fn: str, calls: list[tuple[tuple, dict]], seconds: float,
-                  echo: bool = False, received: Received | None = None) -> tuple[dict, list]:
-        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. With
-        ``echo`` each outcome is a pair: the call's, then its arguments' as they were after the call.
-        ``received``: the notebook's budget of result bytes, charged here with what the results cost once
-        read (``limits.held_bytes``, whatever dtype arrived); the worker is told what is left (and refuses a
-        result past it), a reply longer than that is not read, and results past it are not decoded."""
-        encoded, payload = encode_calls(calls)
-        if echo:
-            encoded = [{**c, "echo": True} for c in encoded]
+    def call_many(self, fn: str, calls: list[tuple], seconds: float, echo: bool = False,
+                  received: Received | None = None, each: float | None = None) -> tuple[dict, list]:
+        """fn(*args, **kwargs) for each call in one round trip: the reply and one outcome per call. A call is
+        (args, kwargs) or (args, kwargs, options): ``{"echo": True}`` makes its outcome a pair, the call's then
+        its arguments' as they were right after it (``echo=True``: every call's); ``{"into": k}`` hands it call
+        k's argument arrays holding its own values (the same objects); ``{"hold": True}`` reads its answer with
+        the next call's (by default each answer is read right after its call). ``each``: the seconds one call may run
+        in the worker before it fails alone (``seconds`` bounds the whole round trip). ``received``: the
+        notebook's budget of result bytes, charged here with what arrives; the worker is told what is left
+        (and refuses a result past it), and a reply longer than that is not read."""
+        encoded, payload = encode_calls([c[:2] for c in calls])
+        options = [_options(c, echo) for c in calls]
+        encoded = [{**c, **o} for c, o in zip(encoded, options)]
         received = received or Received(rpc.MAX_PAYLOAD)
         request = {"op": "call_many", "fn": fn, "calls": encoded, "left": received.left, "of": received.total}
+        if each is not None:
+            request["each"] = each
         reply, data = self.request(request, seconds, payload, most=received.left)
         if not reply["ok"]:
             received.charge(len(data))                # no results: what arrived anyway (none, from a worker)
             return reply, []
         try:
-            outcomes = decode_many(reply["many"], data, len(calls) * (2 if echo else 1), received)
+            outcomes = decode_many(reply["many"], data, len(calls) + sum(bool(o.get("echo")) for o in options),
+                                   received)
         except Exception as exc:  # noqa: BLE001 - ProtocolError, or anything else a forged value causes
             raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
-        return reply, (list(zip(outcomes[::2], outcomes[1::2])) if echo else outcomes)
+        return reply, _paired(outcomes, options)
 
     def _died(self, why: str) -> WorkerDied:
         self.kill()
@@ -242,6 +248,26 @@ def _kill_uid(uid: int) -> None:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+
+
+def _options(call: tuple, echo: bool) -> dict:
+    """The call's options as the worker reads them: echo (a bool) and into (an earlier call's index)."""
+    given = call[2] if len(call) > 2 and isinstance(call[2], dict) else {}
+    out = {"echo": True} if echo or given.get("echo") is True else {}
+    if given.get("hold") is True:
+        out["hold"] = True
+    if type(given.get("into")) is int:
+        out["into"] = given["into"]
+    return out
+
+
+def _paired(outcomes: list, options: list[dict]) -> list:
+    """One outcome per call: an echoed call's with the echo that follows it, as a pair."""
+    out, it = [], iter(outcomes)
+    for o in options:
+        first = next(it)
+        out.append((first, next(it)) if o.get("echo") else first)
+    return out
 
 
 def cell_bytes(source: str) -> bytes:

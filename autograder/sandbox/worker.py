@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import io
 import os
+import signal
 import sys
 
 import numpy as np
@@ -104,25 +105,98 @@ class Worker:
         fn = self.shell.user_ns.get(str(header.get("fn")))
         if not callable(fn):
             return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
-        results = list(_call_many_fn(fn, header.get("calls", []), payload, self.shell.user_ns))
+        each = header.get("each")
+        each = float(each) if type(each) in (int, float) and 0 < each < 3600 else None
+        results = list(_call_many_fn(fn, header.get("calls", []), payload, self.shell.user_ns, each))
         left, total = header.get("left"), header.get("of")       # what the grader still accepts from the notebook
         reply, data = encode_results(results, self.max_result,
                                      (left, total) if type(left) is int and type(total) is int else None)
         return {"ok": True, "many": reply}, data
 
 
-def _call_many_fn(fn, calls, payload, namespace):
-    """Each call's outcome; a call marked ``echo`` is followed by its arguments as they are after it (so the
-    grader can see whether the function changed its inputs in place: plain arrays, compared there)."""
+LATE_AT_MOST = 2          # questions of one batch that may run past their time before the rest are not asked
+
+
+class Late(BaseException):
+    """Raised in the student's function when its question has run past its time (``each`` seconds)."""
+
+
+def _late(signum, frame):
+    raise Late()
+
+
+def _call_many_fn(fn, calls, payload, namespace, each: float | None = None) -> list:
+    """Each call's outcome, in order, each answer read (its arrays copied) right after its call, or with the
+    next call not marked ``hold`` (a group of calls whose answers are read after the last of them: one array
+    returned by every call shows as the last call's). A call marked ``echo`` is followed by its arguments as
+    they were right after it (so the grader can see whether the function changed its inputs in place: plain
+    arrays, compared there); a call marked ``into`` (an earlier call's index) gets that call's argument arrays,
+    the same objects, holding its own values (a cache keyed on ``id()`` sees an old key). With ``each``, a call
+    that runs past that many seconds fails alone (``late``); after ``LATE_AT_MOST`` such calls the rest are not
+    asked."""
+    kept, out, held, late = [], [], [], 0
+    if each is not None:
+        signal.signal(signal.SIGALRM, _late)                  # the student's cells may have replaced it
     for call in calls:
-        args = [_decode_arg(a, payload) for a in call.get("args", [])]
+        args = _into([_decode_arg(a, payload) for a in call.get("args", [])], kept, call.get("into"))
         kwargs = {str(k): _decode_arg(v, payload) for k, v in call.get("kwargs", {}).items()}
-        try:
-            yield "ok", fn(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - the student's errors, reported per call
-            yield "error", {**_summary(exc), **_where(exc, namespace)}
+        kept.append(args)
+        if late >= LATE_AT_MOST:
+            outcome = "error", {"type": "NotAsked", "message": f"not asked: {late} earlier calls did not return "
+                                "within their time", "late": True}
+        else:
+            outcome = _timed(fn, args, kwargs, each, namespace)
+            late += outcome[1].get("late") is True if outcome[0] == "error" else 0
+        held.append(len(out))
+        out.append(outcome)
         if call.get("echo") is True:
-            yield "ok", tuple(args)
+            out.append(("ok", tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)))
+        if call.get("hold") is not True:
+            for i in held:
+                out[i] = (out[i][0], _snapshot(out[i][1])) if out[i][0] == "ok" else out[i]
+            held = []
+    return out
+
+
+def _snapshot(value, depth: int = 0):
+    """The value with its arrays copied (in tuples and lists too), as it is now."""
+    if type(value) is np.ndarray:
+        return value.copy()
+    if type(value) in (tuple, list) and depth <= 4:
+        return type(value)(_snapshot(v, depth + 1) for v in value)
+    return value
+
+
+def _timed(fn, args, kwargs, each, namespace):
+    """("ok", value) or ("error", summary) of one call, under a timer of ``each`` seconds when given."""
+    try:
+        if each is not None:
+            signal.setitimer(signal.ITIMER_REAL, each)
+        try:
+            value = fn(*args, **kwargs)
+        finally:
+            if each is not None:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        return "ok", value
+    except Late:
+        return "error", {"type": "TimeoutError", "message": f"did not return within {each:g} s", "late": True}
+    except BaseException as exc:  # noqa: BLE001 - the student's errors, reported per call
+        return "error", {**_summary(exc), **_where(exc, namespace)}
+
+
+def _into(args: list, kept: list, index) -> list:
+    """``args`` with each array written into the array at its place in call ``index``'s arguments (the same
+    object, new values) where shapes and dtypes agree."""
+    if type(index) is not int or not 0 <= index < len(kept):
+        return args
+    earlier = kept[index]
+    for i, a in enumerate(args):
+        old = earlier[i] if i < len(earlier) else None
+        if isinstance(a, np.ndarray) and isinstance(old, np.ndarray) and old.shape == a.shape \
+                and old.dtype == a.dtype and old.flags.writeable:
+            np.copyto(old, a)
+            args[i] = old
+    return args
 
 
 def _where(exc: BaseException, namespace: dict) -> dict:

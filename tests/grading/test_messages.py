@@ -163,14 +163,15 @@ def test_compounds_of_memory_mistakes_are_named(function, fn, args, expected):
 def test_a_part_that_a_constant_could_stand_for_is_not_named():
     """n * dtype_bytes * 8 is linear in n; whether the 8 is bits or a whole number written for the second
     n, the values cannot tell, so only linear-in-n is named, and n * d_model * 8 (no expansion, no dtype
-    and bits, or expansion = 4 and fp16 written in) names nothing. A constant that no dtype's size or
-    dimension could be (1e-9) does prove its part."""
+    and bits, or expansion = 4 and fp16 written in) names nothing. A count that ignores expansion ignores it
+    whatever whole number is written in its place (n * 8 * d_model * dtype_bytes: expansion-missing, the literal
+    8 standing for it). A constant that no dtype's size or dimension could be (1e-9) does prove its part."""
     def named(function, fn, args):
         entry = _diagnosed(function, fn, args)
         return entry.id if entry else None
     assert named("attention_memory_bytes", lambda n, b=2: n * b * 8, (300, 4)) == "linear-in-n"
     assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * 8, (300, 64, 4, 2)) is None
-    assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * 8 * d * b, (300, 64, 4, 2)) is None   # expansion = 8?
+    assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * 8 * d * b, (300, 64, 4, 2)) == "expansion-missing"
     assert named("ffn_memory_bytes", lambda n, d, b=2, e=4: n * d * b / 1e9, (300, 64, 4, 2)) \
         == "expansion-missing+bytes-as-gb"
     assert named("attention_memory_bytes", lambda n, b=2: n * n * 4, (300, 2)) == "dtype-ignored"

@@ -56,6 +56,10 @@ DO_NOTHING = {   # kind -> (namespace: nothing anywhere computes, points it earn
     "identity": (lambda: _nothing_namespace("nothing_identity_weights", softmax=_even), 4),
     "uniform": (lambda: _nothing_namespace("nothing_uniform_weights", softmax=_even), 4),
     "right only on small shapes": (lambda: _nothing_namespace("nothing_right_only_on_small_shapes"), 6),
+    # round 5: deterministic junk, gaming (what a fresh class earned with them: 12/28 for the seeded rows)
+    "random seeded by the inputs": (lambda: _nothing_namespace("nothing_random_rows_seeded_by_inputs"), 12),
+    "a lookup of the visible values": (lambda: _nothing_namespace("nothing_lookup_of_visible_values"), None),
+    "detects the grader": (lambda: _nothing_namespace("nothing_detects_the_grader"), None),
 }
 
 
@@ -202,14 +206,14 @@ def test_a_count_that_shows_nothing_of_dtype_bytes_earns_nothing_and_is_told_so_
 def test_a_wrong_count_is_read_once_for_the_family_and_the_localiser():
     """The bytes-as-gb family and the count localiser read the student's counts on the same inputs: the
     localiser takes the family's reading (one per probe) instead of calling the function again."""
-    from autograder.grading.checks._base import mismatch
+    from autograder.grading.checks._base import Probe, mismatch
     calls = []
 
     def counted(n, dtype_bytes=2):
         calls.append(n)
         return n * n * n * dtype_bytes
     student = NotebookFunctions({"attention_memory_bytes": counted})
-    said = {locate: (calls.clear(), mismatch(student, "attention_memory_bytes", (300, 2), counted(300), "wrong.",
-                                             locate=locate), len(calls))[1:] for locate in (False, True)}
+    said = {locate: (calls.clear(), mismatch("attention_memory_bytes", (300, 2), counted(300), "wrong.", locate=locate)
+                     .resolve(Probe(student, "attention_memory_bytes")), len(calls))[1:] for locate in (False, True)}
     assert said[True][0].stage and not said[False][0].stage        # the localiser did name a stage
     assert said[True][1] == said[False][1]                         # and called nothing more to do it

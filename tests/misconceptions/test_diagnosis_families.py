@@ -152,7 +152,7 @@ def test_weights_kept_from_an_earlier_call_are_said_to_be_kept():
     assert where.stage == "state" and "same weights" in where.sentence
 
 
-@pytest.mark.parametrize("large, words", [(True, "exp() overflows"), (False, "not exp() overflowing")])
+@pytest.mark.parametrize("large, words", [(True, "exp() overflows"), (False, "where no exp() overflows")])
 def test_nan_is_told_overflow_only_when_smaller_inputs_are_finite(large, words):
     def unstable(Q, K, V):
         e = np.exp(Q @ K.T) if large else np.exp(Q @ K.T) * 0.0

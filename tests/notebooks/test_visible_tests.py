@@ -107,6 +107,8 @@ def run_visible(name: str, overrides: dict[str, str] | None = None, plugged: dic
             for fn, impl in (plugged or {}).items():
                 if fn in ns:
                     ns[fn] = _with_signature(impl, ns[fn])
+        elif meta.get("grade_id", "").endswith("_visible_code"):          # the tests' code, above each call
+            exec(compile(cell.source, f"<visible {meta['grade_id']}>", "exec"), ns)  # noqa: S102
         elif _is_visible(cell):
             results[meta["grade_id"]] = _outcome(cell.source, meta["grade_id"], ns)
     return results

@@ -64,7 +64,7 @@ def test_a_score_message_reads_back_as_it_was_sent():
 
 def test_an_answer_reads_back_as_it_was_written():
     full = Answer(3600.0, "2026-11-02 11:00:00", {"ex1": 1.5}, "2026-11-02 12:00:00", {"ex1_attention": 3.0},
-                  (("ex1", "ex1_solution", "close"),), False, {"ex2_causal": 0.0})
+                  (("ex1", "ex1_solution", "close"),), False, refused="its id is longer than the gradebook takes", differed={"ex2_causal": 0.0})
     lateness_only = Answer(0.0, "", {"ex1": 0.0}, "")
     for answer in (full, lateness_only):
         assert Answer.from_dict(json.loads(json.dumps(answer.to_dict()))) == answer

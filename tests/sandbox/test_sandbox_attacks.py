@@ -192,7 +192,9 @@ def test_function_that_deletes_itself(server, tmp_path):
             "    return np.triu(np.full((n, n), -np.inf), k=1)\n")
     record = _score(server, tmp_path, code)
     messages = [c.message for c in record.checks if not c.passed]
-    assert any("`causal_mask` could not be called: causal_mask is not defined" in m for m in messages)
+    # The mask's questions go in one batch (looked up once); what calls it after it is gone is told so.
+    assert any("`causal_mask` could not be called: causal_mask is not defined" in m
+               or "uses `causal_mask`, which that notebook does not define" in m for m in messages), messages
 
 
 def test_swapped_output_file_leaks_nothing(server, tmp_path):

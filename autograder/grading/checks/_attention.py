@@ -1,4 +1,5 @@
-"""Checks shared by every (output, weights) attention function (exercises 1, 2 and 4).
+"""Checks shared by every (output, weights) attention function (exercises 1, 2 and 4): reading an answer, the
+shapes and the values.
 
 Each check charges its own property once: the shapes, the values, the rows'
 normalisation, stability on large scores. A mistake that one check owns does not
@@ -6,23 +7,30 @@ fail the others (transposed weights cost the shapes and values, not the row sums
 The hidden cases cover the input space: a size of 1 in each dimension (the shapes check,
 and the value check where the shapes are right), two widths d_k and fresh, larger sizes
 (the value check). The value check also owns state (``_state.py``). The property checks
-earn nothing from a function not shown to compute from its inputs (``_evidence.py``).
+(``_properties.py``) earn nothing from a function not shown to compute from its inputs (``_evidence.py``).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 import solutions as S
 
-from ..student import StudentError, call, to_pair
-from ...tolerance import close, tolerance
-from ...misconceptions import diagnose_square
-from ._base import Probe, fail, mismatch, nan_first, normal, ok, pick_sizes, stateful
-from ._evidence import attention_unproven, fresh_case
-from ._state import Varied, mutation_problem, repeat, state_problem
+from .. import coverage
+from ..asking import Question
+from ..coverage import as_float64
+from ..references import memoised
+from ..student import StudentError, to_pair
+from ...tolerance import HalfPrecision, close, same_values
+from ...misconceptions import diagnose_square, follow_ups, square_input
+from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, Raised, answer, credited, fail, listified,
+                    mismatch, nan_first, normal, ok, pick_sizes, question, stateful)
+from ._evidence import attention_evidence, fresh_case, unproven
+from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
-REFERENCE = {"scaled_dot_product_attention": S.scaled_dot_product_attention,
-             "causal_attention": S.causal_attention, "cross_attention": S.cross_attention}
+REFERENCE = {name: memoised(getattr(S, name))          # computed once per input, shared by the checks
+             for name in ("scaled_dot_product_attention", "causal_attention", "cross_attention")}
 ONE = {"n_q": "one query (n_q = 1: one decoder position)", "n_k": "one key (n_k = 1)", "d_k": "d_k = 1",
        "d_v": "d_v = 1"}
 
@@ -53,39 +61,61 @@ def expected_shapes(Q, K, V) -> str:
             f"(n_q, d_v) = {(Q.shape[0], V.shape[1])} and weights of shape (n_q, n_k) = {(Q.shape[0], K.shape[0])}.")
 
 
-def run(student, name, Q, K, V):
-    """(output, weights); an exception the function raised is restated with the inputs' shapes and, when
-    it runs on inputs of the same sizes made square (or with d_v = d_k), with what those inputs show."""
+def pair_of(name: str, reply, args: tuple, said: str | None = None, credit: float = 0.0):
+    """(output, weights) of one reply; an exception the function raised is restated with the inputs' shapes (and
+    ``said``: what is particular about them) and what inputs of the same sizes in another class show
+    (``Restated``, once its questions are answered); ``credit``: the check's share where it runs and is right on
+    inputs of another class (or on the ordinary ones, when it raised on one of the table's cases)."""
     try:
-        return to_pair(call(student, name, Q, K, V), name)
+        return to_pair(reply.get(), name)
     except StudentError as exc:
-        if exc.raised in (None, "NotImplementedError"):
-            raise
-        raise restated(student, name, exc, (Q, K, V)) from None
+        raise restated(name, exc, args, said, credit) from None
 
 
-def restated(student, name, exc: StudentError, args: tuple) -> StudentError:
+def restated(name: str, exc: StudentError, args: tuple, said: str | None = None, credit: float = 0.0) -> Exception:
+    """The error said with the inputs' shapes; on a coverage case (``said``), with what is particular about them
+    and what the designed probes show (``Raised``), else with what inputs of another class show (``Restated``)."""
+    if exc.raised in (None, "NotImplementedError"):
+        return exc
+    if said:
+        raised = Raised(name, as_float64(args), f"{str(exc).rstrip('.')} ({said}). {expected_shapes(*args)}", exc)
+        return Deferred(credited(raised, credit))
+    return Deferred(Restated(name, args, None, "", error=exc, right_elsewhere=credit))
+
+
+@dataclass
+class Restated(Pending):
     """The error with the inputs' shapes, and what inputs of the same sizes in another class show: the entry
     proven on square inputs, else (square, or d_v = d_k) that it is right there, or the stage that deviates."""
-    message = f"{str(exc).rstrip('.')}. {expected_shapes(*args)}"
-    entry = diagnose_square(name, args, Probe(student, name))
-    if entry is not None:
-        return StudentError(f"{message} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id,
-                            exc.raised)
-    for said, other in _other_shapes(*args):
-        try:
-            pair = to_pair(call(student, name, *other), name)
-        except StudentError:
-            continue
-        if _right(REFERENCE[name], pair, *other):
-            return StudentError(f"{message} It runs and is right {said}: it must work for any sizes.",
-                                raised=exc.raised)
-        told = mismatch(student, name, other, pair, "")
-        if told.diagnosis or told.stage:
-            return StudentError(f"{message} {said[0].upper()}{said[1:]}, where it runs:{told.message}",
-                                told.diagnosis, exc.raised, told.stage)
-        return StudentError(f"{message} It runs {said}, but its answer there is wrong too.", raised=exc.raised)
-    return StudentError(message, exc.diagnosis, exc.raised)
+    error: StudentError | None = None
+    right_elsewhere: float = 0.0     # the check's credit when it runs and is right on the other class's inputs
+
+    def questions(self):
+        groups = []
+        for other in [square_input(self.args)] + [o for _, o in _other_shapes(*self.args)]:
+            if other is not None:
+                groups += [[other]] + follow_ups(self.function, other, None)
+        return [[question(self.function, a) for a in group] for group in groups]
+
+    def resolve(self, probe) -> Outcome:
+        exc, name = self.error, self.function
+        message = f"{str(exc).rstrip('.')}. {expected_shapes(*self.args)}"
+        entry = diagnose_square(name, self.args, probe)
+        if entry is not None:
+            return Outcome(False, f"{message} On square inputs (n_q = n_k), where it runs: {entry.sentence}", entry.id)
+        for said, other in _other_shapes(*self.args):
+            pair = probe([other])[0]
+            if isinstance(pair, StudentError):
+                continue
+            if right(REFERENCE[name], pair, *other):
+                return Outcome(False, f"{message} It runs and is right {said}: it must work for any sizes.",
+                               credit=self.right_elsewhere)
+            told = Pending(name, other, pair, "").resolve(probe)
+            if told.diagnosis or told.stage:
+                return Outcome(False, f"{message} {said[0].upper()}{said[1:]}, where it runs:{told.message}",
+                               told.diagnosis, stage=told.stage)
+            return Outcome(False, f"{message} It runs {said}, but its answer there is wrong too.")
+        return Outcome(False, message, exc.diagnosis)
 
 
 def _other_shapes(Q, K, V):
@@ -98,16 +128,33 @@ def _other_shapes(Q, K, V):
         yield "with d_v = d_k", (Q, K, V[:, cols])
 
 
-def shapes(student, name, Q, K, V, rng=None):
+def right(reference, pair, Q, K, V) -> bool:
+    want_out, want_w = reference(Q, K, V)
+    return close(pair[1], want_w) and close(pair[0], want_out)
+
+
+# --- the shapes ------------------------------------------------------------------------------------
+
+def shapes_check(name: str, draw=case) -> Check:
     """The shapes on the check's inputs, then with a size of 1 in each dimension in turn."""
-    out, w = run(student, name, Q, K, V)
+    def plan(rng):
+        first = draw(rng)
+        ones = size_one_cases(rng)
+        asked = [Question(name, first)] + [Question(name, args, draws="size-one") for _, args in ones]
+        return Plan(asked, first=first, ones=ones)
+    return Check("shapes", plan, lambda plan, got: _shapes(name, plan, got))
+
+
+def _shapes(name, plan, got):
+    Q, K, V = plan.first
+    out, w = pair_of(name, got[0], plan.first)
     want_out, want_w = (Q.shape[0], V.shape[1]), (Q.shape[0], K.shape[0])
     if out.shape != want_out or w.shape != want_w:
-        return mismatch(student, name, (Q, K, V), (out, w),
+        return mismatch(name, (Q, K, V), (out, w),
                         f"With Q {Q.shape}, K {K.shape}, V {V.shape} the output should be (n_q, d_v) = "
                         f"{want_out} and the weights (n_q, n_k) = {want_w}; got {out.shape} and {w.shape}.")
-    for dim, (Q1, K1, V1) in size_one_cases(rng) if rng is not None else ():
-        out, w = run(student, name, Q1, K1, V1)
+    for (dim, (Q1, K1, V1)), reply in zip(plan.ones, got[1:]):
+        out, w = pair_of(name, reply, (Q1, K1, V1))
         want_out, want_w = (Q1.shape[0], V1.shape[1]), (Q1.shape[0], K1.shape[0])
         if out.shape != want_out or w.shape != want_w:
             return fail(f"With {ONE[dim]}, Q {Q1.shape}, K {K1.shape} and V {V1.shape}, the output should be "
@@ -125,34 +172,109 @@ def _squeezed(*shapes) -> str:
     return ""
 
 
-def matches(student, name, reference, Q, K, V, rng, *, square: bool = False):
+# --- the values ------------------------------------------------------------------------------------
+
+SAID = {"ties": "with ties: a query of zeros and two equal keys", "integer": "with integer inputs",
+        "float32": "with float32 inputs", "float16": "with float16 inputs",
+        "same-id": "with new values in the very arrays of an earlier call (the same id())",
+        "large": "with scores in the thousands"}
+OWN_STABILITY = ("scaled_dot_product_attention",)      # a function whose cell has a stability check of its own
+
+
+def matches_check(check: str, name: str, draw=case, *, square: bool = False) -> Check:
     """Weights and output equal the engine's: on the check's inputs, with one argument changed at a time
     and on the first inputs again (state, ``_state.py``), at a second width d_k, with a size of 1 in each
-    dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge) and at
-    fresh, larger sizes; the inputs are left as they were."""
-    varied = [Varied(args, reference(*args), said, new, alone) for args, said, new, alone in _varied(rng, Q, K, V)]
+    dimension (where the shapes are right: with a shapes check, wrong shapes are its to charge), at fresh,
+    larger sizes and on the coverage table's cases (``coverage.py``); the inputs are left as they were."""
+    def plan(rng):
+        first = draw(rng)
+        varied = [Varied(args, REFERENCE[name](*args), said, new, alone)
+                  for args, said, new, alone in _varied(rng, *first)]
+        more = list(_more_cases(rng, first, square))
+        props = coverage.CASES + (() if name in OWN_STABILITY else ("large",))
+        covered = coverage.cases(name, first, rng, props)
+        evidence = attention_evidence(name, rng, square=square)
+        asked = (repeat_questions(name, first, [v.args for v in varied])
+                 + [Question(name, args, draws=d) for args, _, d in more] + covered + list(evidence.questions))
+        return Plan(asked, first=first, varied=varied, more=more, covered=covered, evidence=evidence, square=square)
+    return Check(check, plan, lambda plan, got: _matches(name, plan, got))
+
+
+def _matches(name, plan, got):
+    first, varied, reference = plan.first, plan.varied, REFERENCE[name]
     convert = lambda raw: to_pair(raw, name)                    # noqa: E731
+    trips = len(varied) + 2
     try:
-        r = repeat(student, name, convert, (Q, K, V), [v.args for v in varied])
+        r = repeat(name, convert, got[:trips], first, [v.args for v in varied])
     except StudentError as exc:
-        if exc.raised in (None, "NotImplementedError"):
-            raise
-        raise restated(student, name, exc, (Q, K, V)) from None
-    problem = state_problem(student, name, convert, r, (Q, K, V), reference(Q, K, V), varied, ("output", "weights"))
+        raise restated(name, exc, first, credit=HALF) from None
+    problem = state_problem(name, r, reference(*first), varied, ("output", "weights"))
     if problem:
-        return (_nan(student, name, (Q, K, V), r.first) or _not_computing(student, name, reference, r.first, rng, square)
-                or stateful(problem, student_weights=_plot(r.first[1])))
-    answers = [((Q, K, V), r.first, True)] + [(v.args, got, True) for v, got in zip(varied, r.varied)]
-    for args, strict in _more_cases(rng, (Q, K, V), square):
-        answers.append((args, run(student, name, *args), strict))
-    for args, (out, w), strict in answers:
-        want_out, want_w = reference(*args)
+        return (_nan(name, first, r.first) or _not_computing(name, plan, got, r.first)
+                or _stateful(name, problem, r.first[1]))
+    answers = [(first, r.first, True, None)] + [(v.args, a, True, None) for v, a in zip(varied, r.varied)]
+    answers += [(args, pair_of(name, g, args, credit=HALF), strict, None)
+                for (args, strict, _), g in zip(plan.more, got[trips:])]
+    wrong = _first_wrong(name, plan, got, answers, first)
+    if wrong:
+        return credited(wrong, _one_part_right(name, answers))
+    problem = mutation_problem(name, r.changed)          # before the coverage cases: it may be why they fail
+    if problem:
+        return credited(fail(problem), HALF)
+    at = trips + len(plan.more)
+    covered = [(q.args, pair_of(name, g, q.args, SAID.get(q.draws), credit=HALF), True, q.draws)
+               for q, g in zip(plan.covered, got[at:]) if q.draws]
+    wrong = _same_id(name, plan, got[at:]) or _first_wrong(name, plan, got, covered, first)
+    return credited(wrong, HALF) if wrong else ok()
+
+
+HALF = 0.5      # the value check's credit for one evidenced part: right on every ordinary input but the table's
+                # cases, one of weights and output right everywhere, or right where n_q = n_k only (``Restated``)
+
+
+def _one_part_right(name, answers) -> float:
+    """``HALF`` when one of the two parts (the weights, the output) is right on every ordinary input, else 0."""
+    right = [[], []]
+    for args, (out, w), strict, _ in answers:
+        want_out, want_w = REFERENCE[name](*as_float64(args))
+        if strict or (out.shape, w.shape) == (want_out.shape, want_w.shape):
+            right[0].append(close(out, want_out))
+            right[1].append(close(w, want_w))
+    return HALF if all(right[0]) != all(right[1]) else 0.0
+
+
+def _same_id(name, plan, got):
+    """New values written into the very arrays of the previous call gave that call's answer: cached on id()."""
+    for k, q in enumerate(plan.covered):
+        if q.draws != "same-id" or k == 0 or got[k].error or got[k - 1].error:
+            continue
+        pair, before = to_pair(got[k].value, name), to_pair(got[k - 1].value, name)
+        fresh = REFERENCE[name](*q.args)
+        if same_values(pair, before) and not same_values(fresh, REFERENCE[name](*plan.covered[k - 1].args)):
+            return stateful(f"`{name}` returned, for new values written into the very arrays of its previous call "
+                            "(the same objects, so the same id()), that call's answer: its result does not follow the "
+                            "values. Is it cached on id(Q), id(K) or id(V)? An id is reused once an array is freed; "
+                            "compute the result from the values on every call.", student_weights=plot(pair[1]))
+    return None
+
+
+def _first_wrong(name, plan, got, answers, first):
+    """The failure for the first answer that is not the engine's (its weights or its output), else None."""
+    for args, (out, w), strict, drawn in answers:
+        want_out, want_w = REFERENCE[name](*as_float64(args))
+        out, w = (half(out), half(w)) if drawn == "float16" else (out, w)
         if not strict and (out.shape, w.shape) != (want_out.shape, want_w.shape):
             continue                                     # a size-1 shape: the shapes check's to charge
         if not (close(w, want_w) and close(out, want_out)):
-            return _wrong(student, name, reference, args, (out, w), rng, square, args is answers[0][0])
-    problem = mutation_problem(name, r.changed)
-    return fail(problem) if problem else ok()
+            return _wrong(name, plan, got, args, (out, w), args is first, drawn)
+    return None
+
+
+def _stateful(name, problem, weights):
+    if not isinstance(problem, AskAlone):
+        return stateful(problem, student_weights=plot(weights))
+    return FollowUp(name, [[problem.args]], lambda probe: stateful(
+        problem.said(answer(probe([problem.args])[0])), student_weights=plot(weights)))
 
 
 def _varied(rng, Q, K, V):
@@ -165,141 +287,77 @@ def _varied(rng, Q, K, V):
     yield (Q, K, V2), "the same Q and K with a new V", ("V",), True
 
 
-def _more_cases(rng, case: tuple, square: bool):
-    """(args, strict) beyond the state probe: a second width, each size of 1, fresh larger sizes. ``strict``
-    is False where a wrong shape is the shapes check's (size 1 in a function that has one)."""
-    Q, K, V = case
+def _more_cases(rng, first: tuple, square: bool):
+    """(args, strict, the property drawn) beyond the state probe: a second width, each size of 1, fresh larger
+    sizes. ``strict`` is False where a wrong shape is the shapes check's (size 1 in a function that has one)."""
+    Q, K, V = first
     d_k = int(rng.choice([d for d in range(2, 10) if d not in (Q.shape[1], V.shape[1])]))
-    yield (normal(rng, len(Q), d_k), normal(rng, len(K), d_k), V), True
+    yield (normal(rng, len(Q), d_k), normal(rng, len(K), d_k), V), True, None
     for _, args in size_one_cases(rng, square=square):
-        yield args, square
-    yield fresh_case(rng, square=square), True
+        yield args, square, "size-one"
+    yield fresh_case(rng, square=square), True, None if square else "rectangular"
 
 
-def _not_computing(student, name, reference, pair, rng, square):
+def _not_computing(name, plan, got, pair):
     """The value check's "computes nothing" failure, when neither part is shown computed (``_evidence``)."""
-    unproven = attention_unproven(student, name, reference, rng, run, part=1, square=square)
-    if unproven and attention_unproven(student, name, reference, rng, run, part=0, square=square):
-        return fail(nothing_computed(name, "weights", unproven, "the values"), student_weights=_plot(pair[1]))
+    said = evidence_unproven(name, plan.evidence, got, part=1)
+    if said and evidence_unproven(name, plan.evidence, got, part=0):
+        return nothing_computed(name, said, "the values", pair)
     return None
 
 
-def _wrong(student, name, reference, args, pair, rng, square, first):
+def evidence_unproven(name: str, ev, got: list, part: int):
+    """What the evidence questions (the last of ``got``) showed instead of computing ``part`` of the answer (1 the
+    weights, 0 the output), or None."""
+    got = got[-len(ev.questions):]
+    return unproven(ev, got, lambda reply: pair_of(name, reply, reply_args(ev, got, reply)), REFERENCE[name], part)
+
+
+def reply_args(ev, got: list, reply) -> tuple:
+    """The inputs ``reply`` answered (to restate an exception with their shapes)."""
+    return next((q.args for q, r in zip(ev.questions, got) if r is reply), ev.case)
+
+
+def _wrong(name, plan, got, args, pair, first, drawn=None):
     """A value mismatch: said as "computes nothing" when the function is not shown to compute (``_evidence``),
-    else as the comparison that failed, with the misconception or stage it shows."""
+    else as the comparison that failed (on which of the coverage table's cases, ``drawn``), with the
+    misconception or stage it shows."""
     out, w = pair
-    want_out, want_w = reference(*args)
-    nan = _nan(student, name, args, pair)                    # NaN first: it equals itself for any input
+    want_out, want_w = REFERENCE[name](*as_float64(args))
+    nan = _nan(name, args, pair, f" {SAID[drawn]}" if drawn in SAID else "")   # NaN first: it equals itself always
     if nan:
         return nan
-    nothing = _not_computing(student, name, reference, pair, rng, square)
+    nothing = _not_computing(name, plan, got, pair)
     if nothing:
         return nothing
     what = "weights differ" if not close(w, want_w) else "output differs"
-    shown = "" if first else " (with " + ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args)) + ")"
-    return mismatch(student, name, args, pair, f"The {what} from the expected values{shown}.",
-                    student_weights=_plot(w), expected_weights=want_w)
+    shapes = ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", args))
+    shown = "" if first else f" ({SAID[drawn]}: {shapes})" if drawn in SAID else f" (with {shapes})"
+    return mismatch(name, as_float64(args), pair, f"The {what} from the expected values{shown}.",
+                    student_weights=plot(w), expected_weights=want_w)
 
 
-def _plot(w):
+def half(a):
+    """An answer to float16 inputs, compared as float16 can hold it (its scores were float16 once)."""
+    return np.asarray(a).view(HalfPrecision)
+
+
+def plot(w):
     return w if w.ndim == 2 else []
 
 
-def rows_sum_to_one(student, name, reference, Q, K, V, rng, *, square: bool = False):
-    """Each query's weights over the keys are non-negative and sum to 1 (a transposed layout is the
-    shapes check's to charge, so the keys' axis is found by its length; the message then speaks of
-    the columns the student returned, not of a transposed copy); weights that do not depend on the
-    inputs earn nothing."""
-    out, w = run(student, name, Q, K, V)
-    nothing = computes_nothing(student, name, reference, (Q, K, V), (out, w), rng, "rows that sum to 1",
-                               square=square)
-    if nothing:
-        return nothing
-    found = _query_rows(w, len(Q), len(K), "the weights")
-    found = _query_rows(out, len(Q), len(K), "the first array returned") if found is None else found  # swapped
-    if found is None:
-        return mismatch(student, name, (Q, K, V), (out, w), "The weights should have one row per query and one "
-                        f"column per key, shape (n_q, n_k) = ({Q.shape[0]}, {K.shape[0]}); got {w.shape}.")
-    problem = row_problem(*found)
-    if problem is None:
-        return ok()
-    return mismatch(student, name, (Q, K, V), (out, w), problem, locate=False, student_weights=w)
+def nothing_computed(name: str, observed, judged: str, pair, part: int = 1) -> Outcome:
+    """The failure of a check whose function is not shown to compute ``part`` of its answer (``observed``: an
+    ``_evidence.Unproven``): its stage is the stage that should compute it (the scores for the weights, the
+    output), or the state when its answers change between identical calls."""
+    if observed.random:
+        what, stage = "its results from Q, K and V alone (random numbers, or state kept between calls)", "state"
+    else:
+        what, stage = ("its output from Q, K and V", "its weights from Q and K")[part], ("output", "scores")[part]
+    return Outcome(False, f"`{name}` {observed.said}: it does not compute {what}, so this check ({judged}) earns "
+                   "nothing. Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.",
+                   details=listified(student_weights=plot(pair[1])), stage=stage)
 
 
-def computes_nothing(student, name, reference, case, pair, rng, judged: str, *, part: int = 1,
-                     square: bool = False):
-    """None when the function is shown to compute its answer (``part``: 0 output, 1 weights) from its
-    inputs (``_evidence.py``); else the failure that says it is not, before any property is judged on it."""
-    if np.size(pair[part]) and np.isnan(pair[part]).all():       # NaN everywhere equals itself for any input
-        return _nan(student, name, case, pair)
-    unproven = attention_unproven(student, name, reference, rng, run, part=part, square=square, judged=judged)
-    if unproven is None:
-        return None
-    return fail(nothing_computed(name, ("output", "weights")[part], unproven, judged), student_weights=_plot(pair[1]))
-
-
-def nothing_computed(name: str, what: str, observed: str, judged: str) -> str:
-    return (f"`{name}` {observed}: it does not compute them from Q, K and V, so this check ({judged}) "
-            "earns nothing. Compute the weights as softmax(Q K^T / sqrt(d_k)) and the output as weights @ V.")
-
-
-def _nan(student, name, case, pair):
-    return nan_first(student, name, case, pair, {"weights": pair[1], "output": pair[0]})
-
-
-def _query_rows(w, n_q, n_k, what):
-    """(one row per query, what they are called, whether the student returned them transposed)."""
-    if w.shape == (n_q, n_k):
-        return w, what, False
-    return (w.T, what, True) if w.ndim == 2 and w.shape == (n_k, n_q) else None
-
-
-def row_problem(w, what: str = "the weights", transposed: bool = False) -> str | None:
-    """What is wrong with each query's weights (the rows of ``w``), or None; NaN is called NaN. With
-    ``transposed``, the student returned ``w.T``: the message names its columns and indices."""
-    line = "Column" if transposed else "Row"
-    per = f" ({what} come back one column per query)" if transposed else ""
-    nan = np.flatnonzero(np.isnan(w).any(axis=-1))
-    if nan.size:
-        return (f"{line} {nan[0]} of {what} is NaN{per}; each query's weights should be non-negative and "
-                "sum to 1 (a row whose scores are all -inf has no softmax).")
-    if not np.all(np.isfinite(w)):
-        return f"{what.capitalize()} contain inf; each query's weights should be non-negative and sum to 1."
-    if np.any(w < -1e-12):
-        i, j = (int(v) for v in np.argwhere(w < -1e-12)[0])
-        at = f"[{j}, {i}]" if transposed else f"[{i}, {j}]"
-        return f"Weight {at} is {w[i, j]:.3g}; weights are never negative, and each query's weights sum to 1."
-    sums = w.sum(axis=-1)
-    i = int(np.argmax(np.abs(sums - 1)))
-    if abs(sums[i] - 1) <= tolerance(w)[0]:
-        return None
-    if transposed:
-        return f"Column {i} of {what} sums to {sums[i]:.3g}{per}; each query's weights should sum to 1."
-    return f"Row {i} of {what} sums to {sums[i]:.3g}; every row should sum to 1."
-
-
-def stable(student, name, reference, Q, K, V, rng, factor=300.0, *, square: bool = False):
-    """Scores about ``factor**2`` times larger still give the right, finite answer. A mistake that already
-    shows on ordinary inputs is the value check's to charge; here only overflow and large-input errors count,
-    and weights that do not depend on the inputs earn nothing."""
-    with np.errstate(all="ignore"):
-        out, w = run(student, name, Q * factor, K * factor, V)
-    finite = bool(np.all(np.isfinite(out)) and np.all(np.isfinite(w)))
-    if finite and _right(reference, (out, w), Q * factor, K * factor, V):
-        return computes_nothing(student, name, reference, (Q, K, V), (out, w), rng, "stability", square=square) or ok()
-    ordinary = run(student, name, Q, K, V)
-    if not finite and any(np.isnan(a).any() for a in ordinary):              # NaN on ordinary inputs too
-        return computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square) \
-            or ok("ok (NaN on ordinary inputs too: the value and row checks charge it)")
-    if finite and not _right(reference, ordinary, Q, K, V):
-        nothing = computes_nothing(student, name, reference, (Q, K, V), ordinary, rng, "stability", square=square)
-        return nothing or ok("ok (the values are charged by the value check)")
-    what = "gives NaN or inf: exp() overflows" if not finite else "gives wrong values"
-    though = ", although it is right on ordinary inputs" if _right(reference, ordinary, Q, K, V) else ""
-    return mismatch(student, name, (Q * factor, K * factor, V), (out, w),
-                    f"With scores in the thousands the function {what}{though}.")
-
-
-def _right(reference, pair, Q, K, V) -> bool:
-    want_out, want_w = reference(Q, K, V)
-    return close(pair[1], want_w) and close(pair[0], want_out)
+def _nan(name, case, pair, context: str = ""):
+    return nan_first(name, as_float64(case), pair, {"weights": pair[1], "output": pair[0]}, context)

@@ -1,21 +1,31 @@
 """A point needs evidence: a property point is paid only to code shown to compute from its inputs.
 
-A property check (rows that sum to 1, an axis honoured, stability, no future leakage, no causal mask,
-following dtype_bytes) judges one property of the answer. Random rows normalised to 1, the inputs
-handed back, the identity, uniform weights or code that is right only on the visible tests' small
-shapes can have such a property without computing anything. Before the property is judged, the
-function is called on fresh inputs of sizes no visible test uses (10 to 39) and must be shown to
-compute there: right there; or NaN there (NaN is the NaN checks' to charge, never "computes nothing");
-or else deterministic on the same inputs, not one of its inputs handed back, and dependent on Q and K
-(the weights) or on Q and on K or V (the output), each changed alone. A wrong formula that computes
-(unscaled scores, a wrong axis) passes; each such mistake is charged by the check that owns it.
+A property check (rows that sum to 1, an axis honoured, stability, no future leakage, no causal mask, the
+first row, no NaN) judges one property of the answer. Random rows (seeded by a hash of the inputs or not),
+the inputs handed back, the identity, uniform weights, lookups of the visible values or code that is right
+only on the visible tests' small shapes can have such a property without computing anything. Before the
+property is judged, the function is asked about a fresh input of sizes no visible test uses (10 to 39) and
+must be shown to compute there: right there; or NaN there (NaN is the NaN checks' to charge, never "computes
+nothing"); or else the same twice, not one of its inputs handed back, and satisfying the metamorphic relations
+every computing implementation satisfies (``relations.EVIDENCE``: a new Q moves the weights, V scaled scales
+the output, a constant added to every score or the keys in another order leave them as the relations say).
+A wrong formula that computes (unscaled scores, a wrong axis, a wrong mask) passes; each such mistake is
+charged by the check that owns it.
+
+The questions are declared with the check's (``evidence``) and their replies read only as far as the
+judgement needs them.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 import solutions as S
 
+from ..asking import Question
+from ..references import memoised
+from ..relations import EVIDENCE, laid_out, relation
 from ...tolerance import close, same_values
 from ._base import normal
 
@@ -24,6 +34,7 @@ FRESH = (10, 40)          # sizes no check and no visible test draws
 # and changed in place) has never seen it: such state is the value check's to charge, once.
 BANDS = {"the values": 0, "rows that sum to 1": 1, "stability": 2, "no future leakage": 3, "no causal mask": 3,
          "the first row": 4, "no NaN": 5}
+ARGS = ("Q", "K", "V")
 
 
 def fresh_case(rng, *, square: bool = False, judged: str = "the values"):
@@ -35,55 +46,116 @@ def fresh_case(rng, *, square: bool = False, judged: str = "the values"):
     return normal(rng, n_q, d_k), normal(rng, n_k, d_k), normal(rng, n_k, d_v)
 
 
-def attention_unproven(student, name: str, reference, rng, run, *, part: int, square: bool = False,
-                       judged: str = "the values") -> str | None:
-    """None when the function is shown to compute its answer's ``part`` (0 output, 1 weights) from its
-    inputs; else a sentence saying what the calls showed instead."""
-    what = ("output", "weights")[part]
-    case = fresh_case(rng, square=square, judged=judged)
-    one = run(student, name, *case)[part]
-    if close(one, reference(*case)[part]) or _has_nan(one):
+def fresh_array(rng, ndim: int) -> np.ndarray:
+    return normal(rng, *rng.choice(np.arange(*FRESH), size=max(ndim, 1), replace=False), scale=2.0)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A fresh input (``case``), asked twice, then the inputs of every relation ``relations.EVIDENCE`` names for
+    the function (``related``: name -> (inputs, what the relation reads)); ``kwargs``: softmax's axis."""
+    function: str
+    case: tuple
+    kwargs: dict
+    related: dict
+    questions: tuple
+
+
+def evidence(function: str, rng, case: tuple, **kwargs) -> Evidence:
+    related, questions = {}, [case, case]
+    for name in (n for group in EVIDENCE[function] for n in group):
+        inputs, kept = relation(name, None if function == "softmax" else 1).derive(case, rng)
+        related[name] = (len(questions), inputs, kept)
+        questions += inputs
+    given = tuple(kwargs.items())
+    return Evidence(function, case, kwargs, related, tuple(Question(function, tuple(a), given) for a in questions))
+
+
+def attention_evidence(name: str, rng, *, square: bool = False, judged: str = "the values") -> Evidence:
+    return evidence(name, rng, fresh_case(rng, square=square, judged=judged))
+
+
+def array_evidence(rng, x: np.ndarray, **kwargs) -> Evidence:
+    return evidence("softmax", rng, (fresh_array(rng, np.ndim(x)),), **kwargs)
+
+
+@dataclass(frozen=True)
+class Unproven:
+    """What the evidence questions showed instead of a computation: ``said`` (after the function's name), and
+    whether the answers changed between identical calls (``random``: then not a function of the inputs alone)."""
+    said: str
+    random: bool = False
+
+
+def unproven(ev: Evidence, got: list, read, reference, part: int | None = None) -> Unproven | None:
+    """None when the function is shown to compute (``part`` of) its answer from its inputs (attention: 1 the
+    weights, 0 the output); else a sentence (after the function's name) saying what the calls showed instead.
+    ``read(reply)`` reads an answer as the check does (it may raise the check's StudentError);
+    ``reference(*case)`` is the right answer."""
+    one = read(got[0])
+    want = reference(*ev.case, **ev.kwargs)
+    mine, right = (one, want) if part is None else (_part(one, part), want[part])
+    if _right(mine, right) or _has_nan(mine):
         return None
-    shapes = ", ".join(f"{a} {x.shape}" for a, x in zip("QKV", case))
-    if not same_values(run(student, name, *case)[part], one):
-        return f"returns other {what} when called twice with the same inputs ({shapes})"
-    back = _handed_back(one, dict(zip("QKV", case)))
+    if not same_values(read(got[1]), one):
+        return Unproven(f"returns other {_what(ev)} when called twice with the same inputs ({_shapes(ev)})", True)
+    back = _handed_back(mine, dict(zip(ARGS, ev.case)) if ev.function != "softmax" else {"x": ev.case[0]})
     if back:
-        return f"returns its argument {back} as the {what}"
-    moved = {}
-    for i, arg in enumerate("QKV"):
-        other = tuple(normal(rng, *a.shape) if k == i else a for k, a in enumerate(case))
-        moved[arg] = not same_values(run(student, name, *other)[part], one)
-    if not any(moved.values()):
-        return (f"returns the same {what} for different inputs (calls with other values of the same, fresh "
-                f"shapes: {shapes})")
-    needs = ("Q", "K") if part == 1 else ("Q", "K or V")
-    missing = [n for n in needs if not any(moved[a] for a in n.split(" or "))]
-    if missing:
-        verb = "do" if part == 1 else "does"
-        return f"returns {what} that {verb} not change when {' or '.join(missing)} changes (with {shapes})"
+        part_said = ("the output", "the weights")[part] if part is not None else "its result"
+        return Unproven(f"returns its argument {back} as {part_said}")
+    if ev.function != "softmax" and laid_out(one, ev.case) is None:
+        return Unproven(f"returns arrays of shapes {_shape_of(one)} for Q, K, V of shapes {_shapes(ev)}")
+    for group in EVIDENCE[ev.function]:
+        if not any(_holds(ev, name, part, got, read, one) for name in group):
+            said = relation(group[0], part).said
+            return Unproven(f"returns {said[:-1]}; with {_shapes(ev)})" if said.endswith(")") else
+                            f"returns {said} (with {_shapes(ev)})")
     return None
 
 
-def array_unproven(student, run, x: np.ndarray, rng, **kwargs) -> str | None:
-    """The same for a function of one array (softmax): None when shown to compute from x."""
-    fresh = normal(rng, *rng.choice(np.arange(*FRESH), size=max(x.ndim, 1), replace=False), scale=2.0)
-    one = run(student, fresh, **kwargs)
-    if close(one, S.softmax(fresh, **kwargs)) or _has_nan(one):
-        return None
-    if not same_values(run(student, fresh, **kwargs), one):
-        return f"returns other values when called twice with the same x (of shape {fresh.shape})"
-    if _handed_back(one, {"x": fresh}):
-        return "returns its argument x (or x rearranged) as the result"
-    if same_values(run(student, fresh + normal(rng, *fresh.shape), **kwargs), one):
-        return (f"returns the same values for different inputs (two calls with other values of the same, fresh "
-                f"shape {fresh.shape})")
-    return None
+def _part(value, part: int):
+    """The part of an answer (a pair) as returned; the whole answer when it is no pair."""
+    return value[part] if isinstance(value, tuple) and len(value) == 2 else value
+
+
+def _holds(ev: Evidence, name: str, part: int | None, got: list, read, one) -> bool:
+    at, inputs, kept = ev.related[name]
+    answers = [one] + [read(got[at + k]) for k in range(len(inputs))]
+    if ev.function != "softmax":
+        answers = [laid_out(a, args) for a, args in zip(answers, [ev.case, *inputs])]
+        if any(a is None for a in answers):
+            return False
+    try:
+        with np.errstate(all="ignore"):
+            return bool(relation(name, part).holds(ev.case, answers, kept))
+    except (ValueError, IndexError, TypeError):
+        return False
+
+
+def _right(value, want) -> bool:
+    if isinstance(want, tuple):
+        return isinstance(value, tuple) and len(value) == len(want) and all(close(v, w) for v, w in zip(value, want))
+    return close(value, want)
+
+
+def _what(ev: Evidence) -> str:
+    return "values" if ev.function == "softmax" else "results"
+
+
+def _shapes(ev: Evidence) -> str:
+    if ev.function == "softmax":
+        return f"x of shape {ev.case[0].shape}"
+    return ", ".join(f"{a} {x.shape}" for a, x in zip(ARGS, ev.case))
+
+
+def _shape_of(value) -> str:
+    parts = value if isinstance(value, tuple) else (value,)
+    return " and ".join(str(np.shape(p)) for p in parts)
 
 
 def _has_nan(value) -> bool:
-    arr = np.asarray(value, dtype=float)
-    return bool(np.isnan(arr).any())
+    parts = value if isinstance(value, tuple) else (value,)
+    return any(bool(np.isnan(np.asarray(p, dtype=float)).any()) for p in parts)
 
 
 def _handed_back(value, inputs: dict) -> str | None:
@@ -95,3 +167,10 @@ def _handed_back(value, inputs: dict) -> str | None:
         if value.ndim == x.ndim and sorted(value.shape) == sorted(x.shape) and same_values(value, np.transpose(x)):
             return label
     return None
+
+
+_SOFTMAX = memoised(S.softmax)
+
+
+def softmax_reference(x, **kwargs):
+    return _SOFTMAX(x, **kwargs)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..student import call, call_watching
+from ..asking import Question
 from ...tolerance import same_values
 
 NAMES = {"softmax": ("x",), "causal_mask": ("n",)}
@@ -29,22 +29,40 @@ ATTENTION_ARGS = ("Q", "K", "V")
 
 @dataclass
 class Repeat:
-    """The answers to one round trip: ``first`` (the check's inputs), ``varied`` (one per varied input, in
-    order) and ``again`` (the first inputs once more), each read after the last call."""
+    """The answers to the state probe: ``first`` (the check's inputs), ``varied`` (one per varied input, in
+    order) and ``again`` (the first inputs once more), each read after the last call; ``alone``: the reply to
+    the first varied input asked once more on its own, after them (read only when every answer is the same)."""
     first: object
     varied: list
     again: object
     changed: tuple[str, ...]         # arguments the function changed in place, in any of the calls
 
 
-def repeat(student, name: str, convert, first: tuple, varied: list[tuple]) -> Repeat:
-    """``convert`` turns a raw answer into the arrays the check compares (it may raise StudentError)."""
-    answers, changed = [], []
-    for raw, moved in call_watching(student, name, [first, *varied, first]):
-        answers.append(raw)
-        changed += [_arg_name(name, i) for i in moved if _arg_name(name, i) not in changed]
-    answers = [convert(raw) for raw in answers]          # read after the last call, as the worker sends them
+def repeat_questions(name: str, first: tuple, varied: list[tuple]) -> list[Question]:
+    """[first, *varied, first], each with its arguments sent back, every answer read after the last call."""
+    asked = [first, *varied, first]
+    return [Question(name, tuple(args), echo=True, draws="call-order", hold=k < len(asked) - 1)
+            for k, args in enumerate(asked)]
+
+
+def repeat(name: str, convert, replies: list, first: tuple, varied: list[tuple]) -> Repeat:
+    """The state probe's replies read: ``convert`` turns a raw answer into the arrays the check compares (it
+    may raise StudentError); the first call that failed raises its StudentError."""
+    args_list = [first, *varied, first]
+    raws = [r.get() for r in replies[:len(args_list)]]
+    changed = []
+    for args, reply in zip(args_list, replies):
+        moved = [_arg_name(name, i) for i in _changed(args, reply.after)]
+        changed += [m for m in moved if m not in changed]
+    answers = [convert(raw) for raw in raws]             # read after the last call, as the worker sends them
     return Repeat(answers[0], answers[1:-1], answers[-1], tuple(changed))
+
+
+def _changed(before: tuple, after) -> list[int]:
+    if not isinstance(after, (tuple, list)) or len(after) != len(before):
+        return []                                 # nothing came back: nothing is claimed
+    return [i for i, (a, b) in enumerate(zip(before, after)) if isinstance(a, np.ndarray)
+            and not (isinstance(b, np.ndarray) and a.shape == b.shape and np.array_equal(a, b, equal_nan=True))]
 
 
 def _arg_name(name: str, i: int) -> str:
@@ -66,10 +84,11 @@ class Varied:
     stale_only: bool = False
 
 
-def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, expected_first, varied: list[Varied],
-                  what: tuple[str, ...]) -> str | None:
-    """The message for state the calls showed, else None. ``what`` names the parts of an answer (one
-    name for a single array, two for (output, weights)); each part is judged on its own."""
+def state_problem(name: str, r: Repeat, expected_first, varied: list[Varied],
+                  what: tuple[str, ...]) -> str | AskAlone | None:
+    """The message for state the calls showed, else None; ``AskAlone`` when every answer was the same (what that
+    means takes one more question). ``what`` names the parts of an answer (one name for a single array, two for
+    (output, weights)); each part is judged on its own."""
     for part, label in _parts(what):
         first, again = _part(r.first, part), _part(r.again, part)
         if not same_values(again, first):
@@ -86,7 +105,7 @@ def state_problem(student, name: str, convert, r: Repeat, first_args: tuple, exp
         expected = [_part(e, part) for e in (expected_first, *(v.expected for v in varied))]
         differ = [k for k in range(1, len(answers)) if not same_values(expected[k], expected[0])]
         if differ and all(same_values(answers[k], answers[0]) for k in range(1, len(answers))):
-            return _all_the_same(student, name, convert, r, first_args, varied, part, label)
+            return AskAlone(varied[0].args, lambda alone, p=part, lab=label: _all_the_same(name, r, alone, p, lab))
         right = same_values(answers[0], expected[0])
         hits += [(label, varied[k - 1]) for k in differ if same_values(answers[k], answers[0])
                  and (right or not varied[k - 1].stale_only)]
@@ -108,11 +127,20 @@ def _and(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
-def _all_the_same(student, name, convert, r, first_args, varied, part, label) -> str:
+@dataclass(frozen=True)
+class AskAlone:
+    """Every answer of the state probe was the same: the first varied input asked again on its own, in a batch
+    of its own (after the probe's last call), tells a cache keyed on the shapes from a returned buffer;
+    ``said(answer)`` is the message for that answer (read as the check reads it)."""
+    args: tuple
+    said: object
+
+
+def _all_the_same(name, r, answer, part, label) -> str:
     """Every answer of the round trip is the same: a cache keyed on the shapes (the first answer for all),
     or one array returned each time and overwritten by the next call (the last answer for all). The first
-    inputs asked alone tell them apart."""
-    alone = _part(convert(call(student, name, *varied[0].args)), part)
+    varied inputs asked alone tell them apart."""
+    alone = _part(answer, part)
     if not same_values(alone, _part(r.first, part)):
         return (f"`{name}`'s earlier results change when it is called again: after a later call, the {label} it "
                 "had returned for other inputs held the later call's values. It returns one array that it keeps "

@@ -7,20 +7,15 @@ import numpy as np
 
 import solutions as S
 
-from ..student import StudentError, as_returned, call, call_all, to_int
-from ._base import Outcome, fail, mismatch, ok
+from ..asking import Question
+from ..student import StudentError, as_returned, to_int
+from ._base import Check, Deferred, Outcome, Plan, credited, fail, mismatch, ok
 from ._counts import number, slip_and_stage
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
 
 
-def _ask(student, name, *args):
-    """(raw value, exact int) of one call."""
-    value = call(student, name, *args)
-    return value, _as_int(student, name, args, value)
-
-
-def _as_int(student, name, args, value, slip: str | None = None, stage: str | None = None) -> int:
+def _as_int(name, args, value, slip: str | None = None, stage: str | None = None) -> int:
     """The exact int; a non-integer answer is still explained (a unit slip, e.g. KiB, found across the
     check's answers, else a proven catalogue entry, e.g. GB instead of bytes, or the stage that deviates)."""
     try:
@@ -28,44 +23,64 @@ def _as_int(student, name, args, value, slip: str | None = None, stage: str | No
     except StudentError as exc:
         if slip:
             raise StudentError(slip, stage=stage) from None
-        explained = mismatch(student, name, args, value, f"{exc}.")
-        message = explained.message if explained.diagnosis or explained.stage else str(exc)
-        raise StudentError(message, explained.diagnosis, stage=explained.stage) from None
+        raise Deferred(mismatch(name, args, value, f"{exc}.", otherwise=str(exc))) from None
 
 
-def attention_bytes_exact(student, rng):
-    """The count for fp16 (the default dtype_bytes=2) is exactly n * n * 2, for small and huge n: this
-    check owns the dependence on n and the unit; how the count follows dtype_bytes is the next one's."""
+# an argument at least this large draws the coverage table's "large" (a count beyond int32, exact past float32)
+LARGE = {"attention_memory_bytes": 2**20, "ffn_memory_bytes": 2**20, "crossover_length": 2**16}
+PRIMER = {"attention_memory_bytes": (8,), "ffn_memory_bytes": (8, 8), "crossover_length": (8, 8)}
+
+
+def _exact_plan(name, cases, defaults=()) -> Plan:
+    """Every case, the first again (call order), then the ``defaults`` cases (the function called with its default
+    arguments) right after a call whose arguments are not the defaults (a primer, not judged): a default kept
+    from an earlier call shows there."""
+    head = [Question(name, tuple(args), draws="large" if max(args) >= LARGE[name] else None) for args in cases]
+    primer = (*defaults[0], *PRIMER[name]) if defaults else None
+    tail = [Question(name, primer)] if primer else []
+    tail += [Question(name, tuple(args), draws="defaults-after") for args in defaults]
+    return Plan(head + [Question(name, tuple(cases[0]), draws="call-order")] + tail, name=name, cases=cases,
+                defaults=list(defaults))
+
+
+def _attention_exact_plan(rng) -> Plan:
+    """The count for fp16 (the default dtype_bytes=2) is exactly n * n * 2, for small and huge n: this check owns
+    the dependence on n and the unit; how the count follows dtype_bytes is the next one's."""
     ns = [1, 3, 256, 1000, 2**20, 2**20 + 7, 3 * 2**22, int(rng.integers(2, 10**6))]
-    return _exact(student, "attention_memory_bytes", S.attention_memory_bytes, [(n, 2) for n in ns],
-                  [(n,) for n in ns[2:5]])
+    return _exact_plan("attention_memory_bytes", [(n, 2) for n in ns], [(n,) for n in ns[2:5]])
 
 
-def attention_bytes_measured(student, rng):
+def _measured_plan(rng) -> Plan:
+    n = int(rng.integers(2, 300))
+    n2 = n + int(rng.integers(1, 300))
+    asked = [(n, 2), (n2, 2)] + [(n, b) for b in DTYPES]
+    return Plan([Question("attention_memory_bytes", args) for args in asked], n=n, n2=n2)
+
+
+def _measured(plan, got):
     """The count follows dtype_bytes as numpy's .nbytes does: for each dtype it is the fp16 count times
     itemsize / 2 (exactly .nbytes when the fp16 count is right). The unit and the dependence on n are the
     exact check's to charge (a count in GB follows dtype_bytes too); a count of 0, or one that does not change
     with n (dtype_bytes handed back), follows nothing."""
-    n = int(rng.integers(2, 300))
-    raw16 = call(student, "attention_memory_bytes", n, 2)
-    fp16 = _count(student, n, 2, raw16)
+    n, n2 = plan.n, plan.n2
+    raw16 = got[0].get()
+    fp16 = _count(n, 2, raw16)
     if fp16 == 0:
         return fail(f"attention_memory_bytes({n}, 2) = {as_returned(raw16)}: a ({n}, {n}) float16 array takes "
                     f"{np.empty((n, n), np.float16).nbytes} bytes; a count of 0 shows nothing of `dtype_bytes`, so this "
                     "check (following dtype_bytes) has no evidence and earns nothing (is the count rounded, or in a "
                     "unit larger than bytes?).")
-    n2 = n + int(rng.integers(1, 300))
-    raw_n2 = call(student, "attention_memory_bytes", n2, 2)
-    if _count(student, n2, 2, raw_n2) == fp16:
+    raw_n2 = got[1].get()
+    if _count(n2, 2, raw_n2) == fp16:
         return fail(f"attention_memory_bytes({n}, 2) and attention_memory_bytes({n2}, 2) are both {as_returned(raw16)}: "
                     "the count as returned is the same for both (a constant, or a count rounded so coarsely that "
                     "n does not show), so this check (following dtype_bytes) has no evidence and earns "
                     "nothing. Count the bytes of an n x n matrix: n * n * dtype_bytes.")
-    for b, dtype in DTYPES.items():
-        raw = call(student, "attention_memory_bytes", n, b)
-        if not _proportional(_count(student, n, b, raw) * 2, fp16 * b):
+    for (b, dtype), reply in zip(DTYPES.items(), got[2:]):
+        raw = reply.get()
+        if not _proportional(_count(n, b, raw) * 2, fp16 * b):
             measured = np.empty((n, n), dtype=dtype).nbytes
-            return mismatch(student, "attention_memory_bytes", (n, b), raw,
+            return mismatch("attention_memory_bytes", (n, b), raw,
                             f"attention_memory_bytes({n}, {b}) = {as_returned(raw)} and attention_memory_bytes({n}, 2) "
                             f"= {as_returned(raw16)}, but a ({n}, {n}) array of {np.dtype(dtype).name} takes "
                             f"{measured} bytes (its .nbytes): {b} byte(s) per value against float16's 2, and the count "
@@ -73,11 +88,11 @@ def attention_bytes_measured(student, rng):
     return ok()
 
 
-def _count(student, n, b, raw):
+def _count(n, b, raw):
     """One number (a float is the exact check's to charge); anything else is explained as the exact check does."""
     value = number(raw)
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return _as_int(student, "attention_memory_bytes", (n, b), raw)
+        return _as_int("attention_memory_bytes", (n, b), raw)
     return value                            # an int may be beyond int64 (numpy cannot test it)
 
 
@@ -85,48 +100,69 @@ def _proportional(a, b) -> bool:
     return a == b or abs(a - b) * 10**9 <= max(abs(a), abs(b))      # exact for ints of any size
 
 
-def ffn_bytes_exact(student, rng):
+def _ffn_plan(rng) -> Plan:
     pairs = ((1, 4), (2, 1), (4, 8), (8, 4))                 # (dtype_bytes, expansion): each value varies
     cases = [(n, d, b, e) for n in (1, 512, 2**20 + 3, int(rng.integers(2, 10**5)))
              for d in (64, 4096, int(rng.integers(100, 9000))) for b, e in pairs]
-    return _exact(student, "ffn_memory_bytes", S.ffn_memory_bytes, cases, [(n, d) for n, d, *_ in cases[::7]])
+    return _exact_plan("ffn_memory_bytes", cases, [(n, d) for n, d, *_ in cases[::7]])
 
 
-def crossover_exact(student, rng):
+def _crossover_plan(rng) -> Plan:
     cases = [(d, b, e) for d in (64, 768, 8192, 65536, int(rng.integers(100, 20000)))
              for b, e in ((2, 2), (4, 8))]
     cases.insert(0, (4096, 2, 4))
-    return _exact(student, "crossover_length", S.crossover_length, cases, [(d,) for d, _, _ in cases[1::2]])
+    return _exact_plan("crossover_length", cases, [(d,) for d, _, _ in cases[1::2]])
 
 
-def _exact(student, name, reference, cases, defaults=()):
+def _exact(plan, got):
     """Every case exactly; the first case is asked again at the end and must give the same answer. Then the
-    ``defaults`` cases (the same function called with its default arguments) give the engine's counts."""
-    *answers, again = call_all(student, name, [*cases, cases[0]])
-    for raw in (*answers, again):
+    ``defaults`` cases (the same function called with its default arguments) give the engine's counts. A case
+    whose call failed (or whose answer the grader refuses, an int beyond int64) fails the check where it is
+    reached: a wrong count before it is said first."""
+    name, cases = plan.name, plan.cases
+    *answers, again = [r.get() if r.error is None else r.error for r in got[:len(cases) + 1]]
+    for raw in (answers[0], again):
         if isinstance(raw, StudentError):
             raise raw
     if not _same_answer(again, answers[0]):
         return fail(f"{name}{cases[0]} = {as_returned(answers[0])} the first time and {as_returned(again)} when called again "
                     "with the same arguments: its result changes between identical calls. Compute the count "
                     "from the arguments alone.")
+    reference = REFERENCES[name]
     exact = [reference(*args) for args in cases]
     stage, slip = slip_and_stage(name, cases, answers, exact) or (None, None)
+    credit = _partly_right(name, cases, answers, exact)
     for args, raw, want in zip(cases, answers, exact):
-        got = _as_int(student, name, args, raw, slip, stage)
-        if got != want:
-            if slip:
-                return Outcome(False, slip, stage=stage)
-            return mismatch(student, name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
-    return _defaults(student, name, reference, defaults)
-
-
-def _defaults(student, name, reference, defaults):
-    """Called with its default arguments, the function counts as the exercise's defaults say (fp16, and an
-    expansion of 4): every call that names them was right, so a wrong count here is a wrong default."""
-    for args, raw in zip(defaults, call_all(student, name, list(defaults))):
         if isinstance(raw, StudentError):
             raise raw
+        if _as_int(name, args, raw, slip, stage) != want:
+            if slip:
+                return Outcome(False, slip, stage=stage, credit=credit)
+            return credited(mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}"), credit)
+    return credited(_defaults(name, reference, plan.defaults, got[len(cases) + 2:]), HALF)
+
+
+HALF = 0.5      # a count right on every case but some: its defaults, or only the counts beyond 2**31 (overflow), or
+                # a crossover one off everywhere
+
+
+def _partly_right(name, cases, answers, exact) -> float:
+    """``HALF`` when every wrong count is beyond what int32 holds (the rest exact), or every crossover is one off."""
+    values = [number(raw) for raw in answers]
+    if any(v is None for v in values):
+        return 0.0
+    wrong = [(v, w) for v, w in zip(values, exact) if v != w]
+    if name == "crossover_length":
+        return HALF if wrong and all(abs(v - w) == 1 for v, w in wrong) else 0.0
+    return HALF if wrong and all(w > 2**31 - 1 for _, w in wrong) else 0.0
+
+
+def _defaults(name, reference, defaults, got):
+    """Called with its default arguments, the function counts as the exercise's defaults say (fp16, and an
+    expansion of 4): every call that names them was right, so a wrong count here is a wrong default (``_exact``
+    gives it ``HALF``)."""
+    for args, reply in zip(defaults, got):
+        raw = reply.get()
         want = reference(*args)
         if number(raw) != want:
             call_text = f"{name}({', '.join(str(a) for a in args)})"
@@ -166,3 +202,12 @@ EXPECTED = {
     "crossover_length": "expected the smallest n >= 1 at which the attention matrix takes at least as many "
                         "bytes as the FFN activations.",
 }
+
+
+REFERENCES = {"attention_memory_bytes": S.attention_memory_bytes, "ffn_memory_bytes": S.ffn_memory_bytes,
+              "crossover_length": S.crossover_length}
+
+attention_bytes_exact = Check("attention_bytes_exact", _attention_exact_plan, _exact)
+attention_bytes_measured = Check("attention_bytes_measured", _measured_plan, _measured)
+ffn_bytes_exact = Check("ffn_bytes_exact", _ffn_plan, _exact)
+crossover_exact = Check("crossover_exact", _crossover_plan, _exact)

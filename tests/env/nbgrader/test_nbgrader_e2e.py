@@ -34,3 +34,8 @@ def test_nbgrader_validate_in_a_students_folder_shows_advice_and_evidence_uncut(
     assert "Success" not in said and "=" * VALIDATE_WIDTH + "\n" in said     # the default width
     assert "AssertionError: Divide the scores by sqrt(d_k) before masking:\n" in said, said
     assert "    your weights are softmax(Q K^T + mask), unscaled\n" in said, said
+    # Validate (the command and the notebook's dialog alike) shows the failed cell, then its error: the cell is
+    # a short call of the tests written out above it, and the error is the advice alone, with no traceback.
+    shown = said[said.index("The following cell failed:"):].split("\n")
+    advice = next(i for i, line in enumerate(shown) if "AssertionError: " in line)
+    assert advice <= 7 and "Traceback" not in "\n".join(shown[:advice]), "\n".join(shown[:advice + 1])
