@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..course.view import CourseView
 from ..inert import shown
-from ..records import Record, not_graded
+from ..records import Finding, Record, not_graded
 from ..sandbox.limits import Limits
 
 
@@ -48,14 +49,14 @@ class VisibleResult:
 class Graded:
     """The record of a job, and its visible tests' results (notebook -> [VisibleResult]) when asked."""
     record: Record
-    visible: dict = field(default_factory=dict)
+    visible: dict[str, list[VisibleResult]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"record": self.record.to_dict(),
                 "visible": {nb: [vars(r) for r in results] for nb, results in self.visible.items()}}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Graded:
+    def from_dict(cls, data: dict[str, Any]) -> Graded:
         return cls(Record.from_dict(data["record"]),
                    {nb: [VisibleResult(**r) for r in results] for nb, results in data.get("visible", {}).items()})
 
@@ -89,13 +90,13 @@ def failed(job: Job, message: str, detail: str = "") -> Record:
 
 
 def failed_record(student_id: str, message: str, detail: str = "", *, assignment: str = "",
-                  fingerprint: str = "", submission: str = "", cell_points: dict | None = None) -> Record:
+                  fingerprint: str = "", submission: str = "", cell_points: dict[str, float] | None = None) -> Record:
     """Every check of the rubric at 0 with ``message``, marked for review; with ``cell_points`` (the
     course's, ``CourseView.cell_points``) the checks share each cell's points (``rubric.scaled``)."""
     from ..grading.rubric import RUBRIC, scaled
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
-    return Record(student_id, scaled(checks, cell_points) if cell_points else checks, assignment=assignment,
-                  needs_review=True, integrity=[message], grader_error=detail, flags={"": [message]},
+    return Record(student_id, tuple(scaled(checks, cell_points) if cell_points else checks), assignment=assignment,
+                  needs_review=True, findings=(Finding(message),), grader_error=detail,
                   fingerprint=fingerprint, submission=submission)
 
 
@@ -107,11 +108,12 @@ def current_submission(view: CourseView, student: str) -> str:
     return folder_digest(view.root / "submitted" / student / view.assignment, view)
 
 
-def folder_digest(folder, view: CourseView) -> str:
+def folder_digest(folder: str | Path, view: CourseView) -> str:
     """The digest of the submission in ``folder`` (any folder: ``watch`` grades inbound's) as intake of the
     course's notebooks reads it, as a record carries it."""
     from ..intake.digest import submission_digest
-    from ..intake.expected import CourseError, notebooks_of
+    from ..course.notebooks import CourseError
+    from ..intake.expected import notebooks_of
     try:
         names = notebooks_of(view).names
     except CourseError:                                    # no notebooks: the digest then reads none
