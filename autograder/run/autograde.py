@@ -30,7 +30,9 @@ by ``grade`` only (nbgrader scores the missing name 0).
 """
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
@@ -41,12 +43,13 @@ from ..course.notebooks import handout, strip_hidden_tests
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert,
                                   no_grade_controls, review_notes)
-from .batch import student_job
+from ..course.view import read_course
 from .executors import InProcess, drain
-from .job import current_submission
+from .job import current_submission, student_job
 from .server import SERVER
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
+_SNAPSHOTS: WeakKeyDictionary = WeakKeyDictionary()   # an nbgrader converter (one run) -> its snapshot token
 KEEP_SERVER = 30.0        # seconds: longer than nbgrader takes between two students of a class
 
 
@@ -68,7 +71,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         course = course_root(self)
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
-        record = graded_submission(course, info["assignment"], info["student"], self.keep_server)
+        record = graded_submission(course, info["assignment"], info["student"], self.keep_server, run_snapshot(self))
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
@@ -167,30 +170,50 @@ def _awaits_review(info: dict) -> bool:
         return bool(notebook.needs_manual_grade)
 
 
-def course_root(step) -> Path:
-    """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+def _converter(step):
+    """The nbgrader converter running ``step`` (the one with a CourseDirectory: one ``nbgrader autograde``
+    run, one press of formgrader's Autograde button), or None."""
     parent = step
     while parent is not None:
-        coursedir = getattr(parent, "coursedir", None)
-        if coursedir is not None:
-            return Path(coursedir.root).resolve()
+        if getattr(parent, "coursedir", None) is not None:
+            return parent
         parent = getattr(parent, "parent", None)
-    return Path.cwd().resolve()
+    return None
 
 
-def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER):
+def course_root(step) -> Path:
+    """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+    converter = _converter(step)
+    return Path(converter.coursedir.root if converter is not None else Path.cwd()).resolve()
+
+
+def run_snapshot(step) -> str | None:
+    """The copy-detection snapshot of the run ``step`` belongs to (nbgrader makes a step per notebook): its
+    classmates read once per run, as a batch reads them (``intake.integrity.class_index``), not once per
+    student. A new run (the button pressed again) reads the class as it is then; no run: None."""
+    converter = _converter(step)
+    if converter is None:
+        return None
+    if converter not in _SNAPSHOTS:
+        _SNAPSHOTS[converter] = secrets.token_hex(8)
+    return _SNAPSHOTS[converter]
+
+
+def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER,
+                      snapshot: str | None = None):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
     as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
     never on names, sizes or times a student controls. The sandbox's fork server ends ``keep_server``
-    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class)."""
-    from ..course.view import read_course
+    seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class).
+    ``snapshot``: the run's (``run_snapshot``)."""
     view = read_course(course, assignment)
     now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
         done = []
+        job = student_job(view, student, snapshot=snapshot)
         with SERVER.held(idle=keep_server) as server:
-            drain(InProcess(server), [student_job(view, student)], lambda job, graded: done.append(graded.record))
+            drain(InProcess(server), [job], lambda job, graded: done.append(graded.record))
         _GRADED.clear()
         _GRADED.update(key=(*now[:3], done[0].submission), record=done[0])
     return _GRADED["record"]

@@ -1,6 +1,6 @@
 """Grade a whole class: parallel, resumable, one bad submission never stops the batch.
 
-The batch builds one job per submission (``student_job``) and drains an executor
+The batch builds one job per submission (``job.student_job``) and drains an executor
 (``run.executors``): forked grading processes of its own (one for a small class),
 or a Dask distributed cluster; the run's own process only collects the records,
 so no submission can end it. Every finished record is written
@@ -31,7 +31,7 @@ from ..records import OutputError, Record, check_record_names, graded_but_gone, 
 from .dask import DaskCluster, SchedulerLost, dask_key
 from .executors import drain
 from .local_pool import LocalPool
-from .job import Job, current_submission, failed_record  # noqa: F401 - re-exported: the door and tests use them
+from .job import Job, current_submission, failed_record, student_job  # noqa: F401 - re-exported: tests use them
 from ..lifecycle import Stop, critical
 from .progress import Progress
 
@@ -44,16 +44,6 @@ def default_workers(submissions: int) -> int:
     about 50 ms per submission on 2 cores (README, Performance): below ``SMALL_CLASS`` submissions
     one process, started at once, finishes first."""
     return 1 if submissions <= SMALL_CLASS else os.cpu_count() or 1
-
-
-def student_job(view: CourseView, student: str, *, limits: dict | None = None, autograded: bool = False,
-                snapshot: str | None = None) -> Job:
-    """The job of grading ``submitted/<student>/<assignment>`` of the course; with ``autograded``,
-    nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them."""
-    from ..sandbox.limits import Limits
-    return Job(view, student, view.root / "submitted" / student / view.assignment,
-               limits=Limits(**limits) if limits else Limits(), snapshot=snapshot,
-               autograded=view.root / "autograded" / student / view.assignment if autograded else None)
 
 
 @dataclass

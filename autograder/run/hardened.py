@@ -22,7 +22,7 @@ from ..records import Finding, OutputError, Record
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.limits import Limits
 from ..grading.seeds import student_seed
-from .job import Job
+from .job import Job, student_job
 from .sandboxed_student import SandboxedStudent
 
 
@@ -56,8 +56,8 @@ def job_for(path, *, course=None, student_id=None, assignment: str | None = None
                          f"(submitted/<student>/<assignment>) or one of its notebooks")
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
-    return Job(read_course(course, assignment), student_id or infer_student(path, assignment), path,
-               limits=limits or Limits(), autograded=Path(autograded) if autograded else None, snapshot=snapshot)
+    return student_job(read_course(course, assignment), student_id or infer_student(path, assignment), path,
+                       limits=limits, autograded=autograded or False, snapshot=snapshot)
 
 
 def grade_job(job: Job, server: ForkServer) -> Record:

@@ -1,6 +1,6 @@
 """What to grade, as one frozen value, and what grading gives back: a ``Job`` in, a ``Graded`` out.
 
-Every door builds jobs (the batch, ``watch``, ``check``, nbgrader's autograde step) and drains an
+Every door (the batch, ``watch``, ``check``, nbgrader's autograde step) builds its jobs with ``student_job`` and drains an
 executor (``run.executors``) that runs ``run.grader.grade`` on each, wherever it runs. The texts of a
 submission that could not be graded live here, once, for every door and every executor.
 """
@@ -35,6 +35,20 @@ class Job:
     @property
     def name(self) -> str:
         return self.key or self.student
+
+
+def student_job(view: CourseView, student: str, folder: Path | None = None, *,
+                limits: Limits | dict[str, Any] | None = None, autograded: bool | Path = False,
+                snapshot: str | None = None, visible: bool = False, key: str = "") -> Job:
+    """The one builder of a job, for every door: ``student``'s submission in ``folder`` (by default
+    ``submitted/<student>/<assignment>`` of the course), graded within ``limits`` (a Limits, or the settings
+    that make one). ``autograded``: nbgrader's autograded notebooks are written too, where ``nbgrader
+    autograde`` leaves them (True) or in the folder given; ``snapshot``: a run's token, under which copy
+    detection reads the class once (``intake.integrity.class_index``); ``visible`` and ``key``: ``watch``'s."""
+    written = view.root / "autograded" / student / view.assignment if autograded is True else autograded or None
+    folder = Path(folder) if folder is not None else view.root / "submitted" / student / view.assignment
+    return Job(view, student, folder, limits=Limits(**limits) if isinstance(limits, dict) else limits or Limits(),
+               autograded=Path(written) if written else None, snapshot=snapshot, visible=visible, key=key)
 
 
 @dataclass(frozen=True)
