@@ -8,9 +8,10 @@ gradebook could not hold that student's rows (``refused``), when only theirs fai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
-def _floats(value) -> dict[str, float]:
+def _floats(value: object) -> dict[str, float]:
     return {str(k): float(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
@@ -23,12 +24,12 @@ class Scores:
     submitted: str = ""                      # the submission time (nbgrader's format); "" when unknown
     fresh: bool = True                       # graded by this run: only then may a cleared cell be flagged again
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"student": self.student, "submitted": self.submitted, "fresh": self.fresh,
                 "earned": dict(self.earned), "flags": {nb: list(why) for nb, why in self.flags.items()}}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Scores:
+    def from_dict(cls, data: dict[str, Any]) -> Scores:
         flags = data.get("flags") or {}
         return cls(str(data["student"]), _floats(data.get("earned")),
                    {str(nb): tuple(map(str, why)) for nb, why in flags.items() if why},
@@ -47,7 +48,7 @@ class Answer:
     needs_manual_grade: bool = True          # a cell is still to be graded by hand
     refused: str = ""                        # why this student's rows are not in the gradebook ("" when they are)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {"seconds_late": self.seconds_late, "due": self.due, "penalties": dict(self.penalties),
                "submitted": self.submitted}
         if self.refused:
@@ -58,9 +59,9 @@ class Answer:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> Answer:
+    def from_dict(cls, data: dict[str, Any]) -> Answer:
         manual = _floats(data["manual"]) if "manual" in data else None
-        comments = tuple(tuple(map(str, c)) for c in data.get("comments") or () if len(c) == 3)
+        comments = tuple((str(c[0]), str(c[1]), str(c[2])) for c in data.get("comments") or () if len(c) == 3)
         return cls(float(data.get("seconds_late") or 0.0), str(data.get("due") or ""),
                    _floats(data.get("penalties")), str(data.get("submitted") or ""), manual, comments,
                    bool(data.get("needs_manual_grade", True)), str(data.get("refused") or ""))

@@ -87,7 +87,8 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
         raise Gone("it sent no scores")
     answer: dict = {s: Answer(refused=why) for s, why in refused.items()}
     for names in _chunks(list(dict.fromkeys(students))):
-        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}), read_only=True)
+        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s) for s in names}),  # noqa: B023
+                          read_only=True)             # (the lambda runs within this iteration, never later)
     return answer
 
 

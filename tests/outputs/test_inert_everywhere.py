@@ -21,7 +21,7 @@ from autograder.outputs.report import report_html
 from autograder.records import CheckResult, Finding, Record
 from autograder.run.autograde import fill_grade_cells
 from conftest import ROOT
-from inert_pages import MARKS, PAYLOADS, assert_inert
+from inert_pages import PAYLOADS, assert_inert
 from test_inert_renderers import A, NB, _exporters
 
 

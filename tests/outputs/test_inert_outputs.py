@@ -113,7 +113,6 @@ class _Gradebook:
 
 
 def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
-    from autograder.outputs import feedback
     records = [failed_record(s, "x") for s in ("ann", "bob", "cid")]
     real = feedback.write_feedback
 

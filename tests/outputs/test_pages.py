@@ -198,7 +198,7 @@ def test_the_report_names_each_copied_notebook_once_and_each_check_in_words():
     html = report_html(twins, "ch04_attention")
     rows = re.findall(r"<tr><td><a[^>]*>(\w+)</a></td><td>[^<]*</td><td>(.*?)</td></tr>", html)
     assert [s for s, _ in rows] == ["ann", "bob"]
-    for student, why in rows:
+    for _student, why in rows:
         assert why.count("ex1_attention.ipynb") == why.count("ex2_causal_mask.ipynb") == 1, why
     assert check_table(twins[0]).count("ex1_attention.ipynb") == 1          # `check`'s terminal too
     chart = ET.fromstring("<svg" + html.split("<svg")[2].split("</svg>")[0] + "</svg>")

@@ -73,7 +73,6 @@ def test_an_answer_reads_back_as_it_was_written():
 
 
 # --- intake's integrity events ------------------------------------------------------------------
-from pathlib import Path  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
 from autograder.intake import integrity, submission  # noqa: E402

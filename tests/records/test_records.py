@@ -8,7 +8,7 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.run.batch import failed_record, grade_batch
-from autograder.grading.fingerprint import fingerprint, points_disagreements
+from autograder.grading.fingerprint import points_disagreements
 from autograder.outputs.csvout import write_grades_csv
 from autograder.records import INTERNAL, CheckResult, Finding, OutputError, Record, read_record, write_record
 from autograder.grading.rubric import RUBRIC, Item, max_total
