@@ -244,13 +244,26 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: each command's options are its own function's (``_<command>_parser``)."""
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_demo_parser, _grade_parser, _check_parser, _watch_parser, _init_parser, _export_parser,
+                _lti_parser, _doctor_parser, _release_parser):      # one function per command, in --help's order
+        add(sub)
+    return parser
+
+
+def _demo_parser(sub) -> None:
+    """`demo`'s options."""
     demo = sub.add_parser("demo", help="grade the bundled sample class into demo/ (what `make demo` runs)")
     demo.add_argument("--workers", type=_positive, default=None)
     demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)
+
+
+def _grade_parser(sub) -> None:
+    """`grade`'s options."""
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
     grade.add_argument("--course", default=".")
     grade.add_argument("--assignment", default=None,
@@ -267,6 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="start a new gradebook (the --gradebook SQLite file, or the course's own) when it "
                             "does not exist, even where an earlier run used one")
     grade.set_defaults(func=_grade)
+
+
+def _check_parser(sub) -> None:
+    """`check`'s options."""
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")
     check.add_argument("--json", action="store_true", help="print the result record as JSON")
@@ -274,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--student", default=None, help="student id (default: from the nbgrader layout)")
     check.add_argument("--assignment", default=None, help="assignment (default: from the nbgrader layout)")
     check.set_defaults(func=_check)
+
+
+def _watch_parser(sub) -> None:
+    """`watch`'s options."""
     watch = sub.add_parser("watch", help="feedback on submit: grade each submission reaching nbgrader's exchange "
                            "and publish its pages for fetch_feedback")
     watch.add_argument("--course", default=".")
@@ -283,12 +304,20 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--poll", type=_seconds, default=None, metavar="SECONDS",
                        help="look at the inbound folder every SECONDS instead of inotify (an exchange on NFS)")
     watch.set_defaults(func=_watch)
+
+
+def _init_parser(sub) -> None:
+    """`init`'s options."""
     init = sub.add_parser("init", help="lay out an nbgrader course holding this chapter in DIR")
     init.add_argument("dir")
     init.add_argument("--force", action="store_true", help="overwrite this chapter's files and the config")
     init.add_argument("--merge", action="store_true",
                       help="add this chapter to an existing course, keeping its config and assignments")
     init.set_defaults(func=_init)
+
+
+def _export_parser(sub) -> None:
+    """`export`'s options."""
     export = sub.add_parser("export", help="merge the assignment's totals (as nbgrader export has them) into the "
                             "gradebook exported from Canvas or Moodle, for the LMS to import")
     lms = export.add_mutually_exclusive_group(required=True)
@@ -305,6 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
     export.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     export.set_defaults(func=_export)
+
+
+def _lti_parser(sub) -> None:
+    """`lti`'s options."""
     lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/notes/lti.md)")
     lti_sub = lti.add_subparsers(dest="lti_command", required=True)
     sync = lti_sub.add_parser("sync", help="post the assignment's totals to the LMS (roster by NRPS, scores by AGS)")
@@ -321,8 +354,16 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("--out", default=None, help="where the sync journal and report go (default COURSE/grading)")
     sync.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     lti.set_defaults(func=_lti)
+
+
+def _doctor_parser(sub) -> None:
+    """`doctor`'s options."""
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
+
+
+def _release_parser(sub) -> None:
+    """`release`'s options."""
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
     release.add_argument("--course", default=".")
     release.add_argument("--assignment", default=None,
@@ -330,7 +371,6 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--execute-source", action="store_true",
                          help="first re-run the source notebooks so their stored outputs are current")
     release.set_defaults(func=_release)
-    return parser
 
 
 def main(argv=None) -> int:
