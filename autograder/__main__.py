@@ -1,15 +1,20 @@
-"""Thin command line: parse arguments, call the API (``python -m autograder --help``)."""
+"""Thin command line: parse arguments, call the API (``python -m autograder --help``).
+
+Each command imports what it runs inside its own function: numpy, nbgrader, the LMS's HTTP and crypto load
+only for the command that uses them, so ``--help`` and a mistyped option answer at once.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 
 from .inert import one_line, shown, terminal
+from .lifecycle import Stop, stop_on_signals
+from .textreport import check_table, outputs_lines, summary_table
 
 
 def _demo(args) -> int:
     from .samples.demo import DemoError, run_demo
-    from .lifecycle import Stop, stop_on_signals
     try:
         with stop_on_signals():
             run_demo(workdir=args.dir, workers=args.workers)
@@ -23,7 +28,6 @@ def _demo(args) -> int:
 
 def _grade(args) -> int:
     from .run.batch import SchedulerLost, grade_batch
-    from .lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
         with stop_on_signals():
@@ -52,7 +56,6 @@ def _grade(args) -> int:
         print(f"{n} submission{'s' if n != 1 else ''} changed since graded (resubmitted: new notebooks or "
               f"timestamp.txt); regraded: {', '.join(map(shown, result.changed[:10]))}"
               + (f" and {n - 10} more" if n > 10 else ""))
-    from .textreport import outputs_lines, summary_table
     print(summary_table(result.records, result.late))
     kept = f"; {len(result.kept)} other students from their records" if result.kept else ""
     print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete{kept}")
@@ -112,8 +115,6 @@ def _release(args) -> int:
 
 def _check(args) -> int:
     from .run.check import check_submission
-    from .lifecycle import Stop, stop_on_signals
-    from .textreport import check_table
     try:
         with stop_on_signals():
             record = check_submission(args.path, course=args.course, student_id=args.student,
@@ -146,7 +147,6 @@ def _by_person(record, args) -> dict[str, float]:
 
 
 def _watch(args) -> int:
-    from .lifecycle import Stop
     from .watch.service import watch
     try:
         watch(course=args.course, assignment=args.assignment, scheduler=args.scheduler, poll=args.poll)
@@ -196,7 +196,6 @@ def _export(args) -> int:
 
 
 def _lti(args) -> int:
-    from .lifecycle import Stop, stop_on_signals
     from .lti.report import check_lines, summary_lines
     from .lti.sync import check_platform, sync_grades
     from .records import OutputError

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..course.notebooks import CourseError
 from ..course.view import CourseView
 from ..inert import shown
 from ..records import Finding, Record, not_graded
@@ -97,7 +98,7 @@ def died_text(why: str) -> str:
 def failed(job: Job, message: str, detail: str = "") -> Record:
     """The record of a job that could not be graded: every check at 0 with ``message``, for review, in the
     course's points."""
-    from ..grading.fingerprint import fingerprint_of
+    from ..grading.fingerprint import fingerprint_of      # (the rubric loads numpy: only when a record is made)
     return failed_record(job.student, message, detail, assignment=job.assignment,
                          fingerprint=fingerprint_of(job.view.grade_cells), submission=folder_digest(job.folder, job.view),
                          cell_points=job.view.cell_points)
@@ -107,7 +108,7 @@ def failed_record(student_id: str, message: str, detail: str = "", *, assignment
                   fingerprint: str = "", submission: str = "", cell_points: dict[str, float] | None = None) -> Record:
     """Every check of the rubric at 0 with ``message``, marked for review; with ``cell_points`` (the
     course's, ``CourseView.cell_points``) the checks share each cell's points (``rubric.scaled``)."""
-    from ..grading.rubric import RUBRIC, scaled
+    from ..grading.rubric import RUBRIC, scaled           # (numpy: only when a record is made)
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
     return Record(student_id, tuple(scaled(checks, cell_points) if cell_points else checks), assignment=assignment,
                   needs_review=True, findings=(Finding(message),), grader_error=detail,
@@ -125,8 +126,7 @@ def current_submission(view: CourseView, student: str) -> str:
 def folder_digest(folder: str | Path, view: CourseView) -> str:
     """The digest of the submission in ``folder`` (any folder: ``watch`` grades inbound's) as intake of the
     course's notebooks reads it, as a record carries it."""
-    from ..intake.digest import submission_digest
-    from ..course.notebooks import CourseError
+    from ..intake.digest import submission_digest           # (intake loads numpy; the job module alone does not)
     from ..intake.expected import notebooks_of
     try:
         names = notebooks_of(view).names
