@@ -8,22 +8,22 @@ from __future__ import annotations
 import importlib
 
 # The layers, lowest first: a folder (or top-level module) imports only from layers below its own, never
-# from its own layer's other folders or from above (tests/house/test_import_layers.py reads this, counting the
-# imports inside functions). The leaves import nothing of this package.
+# from a sibling of its own layer or from above (tests/house/test_import_layers.py reads this, counting the
+# imports inside functions). Each layer is the real level of its folders in the import graph: one above the
+# highest layer it imports (the lowest import nothing of this package).
 LAYERS = (
     ("assignment", "inert", "tolerance", "lifecycle", "durable", "journal"),   # the assignment's shape, inert
     #   text, numerical tolerances, the process lifecycle, durable writes, the journal's format
-    ("course",),            # the course read once: settings, its notebooks, the view
-    ("intake",),            # hostile bytes in: a submission's files and cells, checked
-    ("sandbox",),           # the worker: layers, fork server, RPC
-    ("misconceptions",),    # the catalogue of known-wrong variants and the diagnosis
-    ("records",),           # the record of one graded submission, its file and JSON
-    ("grading",),           # the grading core: rubric, checks, student proxies, seeds, fingerprint, points check
-    ("gradebook",),         # nbgrader's gradebook: the writer process, lateness
-    ("outputs", "textreport", "lti"),  # CSV, feedback, autograded notebooks, report, results.json; LTI grade sync
+    ("course", "sandbox", "misconceptions", "records"),   # the course read once; the worker: layers, fork
+    #   server, RPC; the catalogue of known-wrong variants and the diagnosis; the record of one graded
+    #   submission, its findings, its file and JSON
+    ("intake", "grading", "gradebook"),   # hostile bytes in: a submission's files and cells, checked; the
+    #   grading core: rubric, checks, student proxies, seeds, fingerprint; nbgrader's gradebook: the writer
+    #   process, lateness
+    ("outputs", "textreport", "lti", "notebook"),   # CSV, feedback, autograded notebooks, report, results.json;
+    #   LTI grade sync; the hidden tests' grade_cell
     ("run",),               # one submission in the sandbox, the batch, nbgrader's door, the local pool
-    ("watch",),             # feedback on submit
-    ("samples", "notebook"),    # the demo and sample class; the hidden tests' grade_cell
+    ("watch", "samples"),   # feedback on submit; the demo and sample class
     ("__main__",),          # the command line
 )
 

@@ -1,15 +1,20 @@
-"""Thin command line: parse arguments, call the API (``python -m autograder --help``)."""
+"""Thin command line: parse arguments, call the API (``python -m autograder --help``).
+
+Each command imports what it runs inside its own function: numpy, nbgrader, the LMS's HTTP and crypto load
+only for the command that uses them, so ``--help`` and a mistyped option answer at once.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 
 from .inert import one_line, shown, terminal
+from .lifecycle import Stop, stop_on_signals
+from .textreport import check_table, outputs_lines, summary_table
 
 
 def _demo(args) -> int:
     from .samples.demo import DemoError, run_demo
-    from .lifecycle import Stop, stop_on_signals
     try:
         with stop_on_signals():
             run_demo(workdir=args.dir, workers=args.workers)
@@ -23,7 +28,6 @@ def _demo(args) -> int:
 
 def _grade(args) -> int:
     from .run.batch import SchedulerLost, grade_batch
-    from .lifecycle import Stop, stop_on_signals
     from .records import OutputError
     try:
         with stop_on_signals():
@@ -57,7 +61,6 @@ def _grade(args) -> int:
         print(f"{n} submission{'s' if n != 1 else ''} had lost {'their' if n != 1 else 'its'} autograded notebooks "
               "(a failed nbgrader autograde or Autograde button removes them); regraded to put them back: "
               f"{', '.join(map(shown, result.restored[:10]))}" + (f" and {n - 10} more" if n > 10 else ""))
-    from .textreport import outputs_lines, summary_table
     print(summary_table(result.records, result.late))
     kept = f"; {len(result.kept)} other students from their records" if result.kept else ""
     print(f"graded {len(result.graded)}, skipped {len(result.skipped)} already complete{kept}")
@@ -133,8 +136,6 @@ def _release_points(course, assignment: str) -> int:
 
 def _check(args) -> int:
     from .run.check import check_submission
-    from .lifecycle import Stop, stop_on_signals
-    from .textreport import check_table
     try:
         with stop_on_signals():
             record = check_submission(args.path, course=args.course, student_id=args.student,
@@ -167,7 +168,6 @@ def _by_person(record, args) -> dict[str, float]:
 
 
 def _watch(args) -> int:
-    from .lifecycle import Stop
     from .watch.service import watch
     try:
         watch(course=args.course, assignment=args.assignment, scheduler=args.scheduler, poll=args.poll)
@@ -217,7 +217,6 @@ def _export(args) -> int:
 
 
 def _lti(args) -> int:
-    from .lifecycle import Stop, stop_on_signals
     from .lti.report import check_lines, summary_lines
     from .lti.sync import check_platform, sync_grades
     from .records import OutputError
@@ -269,13 +268,26 @@ COURSE_HELP = ("the course folder (default: c.CourseDirectory.root as nbgrader r
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: each command's options are its own function's (``_<command>_parser``)."""
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="attention-course: grade scaled dot-product attention notebooks safely")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_demo_parser, _grade_parser, _check_parser, _watch_parser, _init_parser, _export_parser,
+                _lti_parser, _doctor_parser, _release_parser):      # one function per command, in --help's order
+        add(sub)
+    return parser
+
+
+def _demo_parser(sub) -> None:
+    """`demo`'s options."""
     demo = sub.add_parser("demo", help="grade the bundled sample class into demo/ (what `make demo` runs)")
     demo.add_argument("--workers", type=_positive, default=None)
     demo.add_argument("--dir", default=None, help="where to lay out and grade the sample class (default ./demo)")
     demo.set_defaults(func=_demo)
+
+
+def _grade_parser(sub) -> None:
+    """`grade`'s options."""
     grade = sub.add_parser("grade", help="grade every submission under COURSE/submitted/<student>/<assignment>/")
     grade.add_argument("--course", default=None, help=COURSE_HELP)
     grade.add_argument("--assignment", default=None,
@@ -292,6 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="start a new gradebook (the --gradebook SQLite file, or the course's own) when it "
                             "does not exist, even where an earlier run used one")
     grade.set_defaults(func=_grade)
+
+
+def _check_parser(sub) -> None:
+    """`check`'s options."""
     check = sub.add_parser("check", help="grade one submission (a folder or a notebook) in the sandbox")
     check.add_argument("path")
     check.add_argument("--json", action="store_true", help="print the result record as JSON")
@@ -299,6 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--student", default=None, help="student id (default: from the nbgrader layout)")
     check.add_argument("--assignment", default=None, help="assignment (default: from the nbgrader layout)")
     check.set_defaults(func=_check)
+
+
+def _watch_parser(sub) -> None:
+    """`watch`'s options."""
     watch = sub.add_parser("watch", help="feedback on submit: grade each submission reaching nbgrader's exchange "
                            "and publish its pages for fetch_feedback")
     watch.add_argument("--course", default=None, help=COURSE_HELP)
@@ -308,12 +328,20 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--poll", type=_seconds, default=None, metavar="SECONDS",
                        help="look at the inbound folder every SECONDS instead of inotify (an exchange on NFS)")
     watch.set_defaults(func=_watch)
+
+
+def _init_parser(sub) -> None:
+    """`init`'s options."""
     init = sub.add_parser("init", help="lay out an nbgrader course holding this chapter in DIR")
     init.add_argument("dir")
     init.add_argument("--force", action="store_true", help="overwrite this chapter's files and the config")
     init.add_argument("--merge", action="store_true",
                       help="add this chapter to an existing course, keeping its config and assignments")
     init.set_defaults(func=_init)
+
+
+def _export_parser(sub) -> None:
+    """`export`'s options."""
     export = sub.add_parser("export", help="merge the assignment's totals (as nbgrader export has them) into the "
                             "gradebook exported from Canvas or Moodle, for the LMS to import")
     lms = export.add_mutually_exclusive_group(required=True)
@@ -330,6 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", default=None, help="where to write the file (default COURSE/grading)")
     export.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     export.set_defaults(func=_export)
+
+
+def _lti_parser(sub) -> None:
+    """`lti`'s options."""
     lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/notes/lti.md)")
     lti_sub = lti.add_subparsers(dest="lti_command", required=True)
     sync = lti_sub.add_parser("sync", help="post the assignment's totals to the LMS (roster by NRPS, scores by AGS)")
@@ -346,8 +378,16 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("--out", default=None, help="where the sync journal and report go (default COURSE/grading)")
     sync.add_argument("--gradebook", default=None, metavar="URL", help="the gradebook (default: the course's db_url)")
     lti.set_defaults(func=_lti)
+
+
+def _doctor_parser(sub) -> None:
+    """`doctor`'s options."""
     doctor = sub.add_parser("doctor", help="list the isolation layers this machine provides")
     doctor.set_defaults(func=_doctor)
+
+
+def _release_parser(sub) -> None:
+    """`release`'s options."""
     release = sub.add_parser("release", help="generate release/ from source/ with nbgrader")
     release.add_argument("--course", default=None, help=COURSE_HELP)
     release.add_argument("--assignment", default=None,
@@ -355,7 +395,6 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--execute-source", action="store_true",
                          help="first re-run the source notebooks so their stored outputs are current")
     release.set_defaults(func=_release)
-    return parser
 
 
 def main(argv=None) -> int:

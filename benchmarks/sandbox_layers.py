@@ -248,7 +248,7 @@ def report(samples: list[dict], inproc: list[float], fork: float) -> None:
     medians = {k: statistics.median(s[k] for s in samples) * 1e3 for k in names}
     total = sum(medians.values())
     print(f"\none notebook's worker, median of {len(samples)} (the four notebooks in turn):\n")
-    print(f"| step | median ms | share |\n| --- | --- | --- |")
+    print("| step | median ms | share |\n| --- | --- | --- |")
     for name in names:
         print(f"| {name} | {medians[name]:.2f} | {medians[name] / total:.1%} |")
     print(f"| **total for one notebook** | **{total:.2f}** | 100% |")

@@ -8,9 +8,10 @@ gradebook could not hold that student's rows (``refused``), when only theirs fai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
-def _floats(value) -> dict[str, float]:
+def _floats(value: object) -> dict[str, float]:
     return {str(k): float(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
@@ -24,13 +25,13 @@ class Scores:
     fresh: bool = True                       # graded by this run: only then may a cleared cell be flagged again
     changed: bool = False                    # other work than the last record graded: a person's score is flagged
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {"student": self.student, "submitted": self.submitted, "fresh": self.fresh,
                "earned": dict(self.earned), "flags": {nb: list(why) for nb, why in self.flags.items()}}
         return {**out, "changed": True} if self.changed else out
 
     @classmethod
-    def from_dict(cls, data: dict) -> Scores:
+    def from_dict(cls, data: dict[str, Any]) -> Scores:
         flags = data.get("flags") or {}
         return cls(str(data["student"]), _floats(data.get("earned")),
                    {str(nb): tuple(map(str, why)) for nb, why in flags.items() if why},
@@ -51,7 +52,7 @@ class Answer:
     differed: dict[str, float] = field(default_factory=dict)        # grade_id -> the automatic score the
     # gradebook held before the run wrote the record's (a record this run did not grade): they disagreed
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {"seconds_late": self.seconds_late, "due": self.due, "penalties": dict(self.penalties),
                "submitted": self.submitted, "differed": dict(self.differed)}
         if self.refused:
@@ -62,9 +63,9 @@ class Answer:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict) -> Answer:
+    def from_dict(cls, data: dict[str, Any]) -> Answer:
         manual = _floats(data["manual"]) if "manual" in data else None
-        comments = tuple(tuple(map(str, c)) for c in data.get("comments") or () if len(c) == 3)
+        comments = tuple((str(c[0]), str(c[1]), str(c[2])) for c in data.get("comments") or () if len(c) == 3)
         return cls(float(data.get("seconds_late") or 0.0), str(data.get("due") or ""),
                    _floats(data.get("penalties")), str(data.get("submitted") or ""), manual, comments,
                    bool(data.get("needs_manual_grade", True)), str(data.get("refused") or ""),

@@ -82,7 +82,7 @@ def _sealed(intake: Intake, h: SubmissionHash, exc: Exception) -> Intake:
 def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake, h: SubmissionHash,
              budget: Budget) -> None:
     """One notebook's intake; any unexpected error damages this notebook only (its problems are its own)."""
-    before = len(intake.problems)
+    before = len(intake.findings)
     taken = take(fd, folder, found, budget)
     h.part(found, taken)
     try:
@@ -91,7 +91,7 @@ def _guarded(fd: int, folder: Path, found: Found, ctx: Context, intake: Intake, 
         detail = traceback.format_exception_only(type(exc), exc)[-1].strip()[:200]
         intake.damage(f"{found.name}.ipynb could not be read by the grader ({shown(detail, 200)}); it was not "
                       "graded and an instructor must look at it.")
-    intake.owner.update(dict.fromkeys(range(before, len(intake.problems)), found.name))
+    intake.about(found.name, before)
 
 
 def _notebook(found: Found, taken: Taken, ctx: Context, intake: Intake) -> None:

@@ -7,16 +7,17 @@ from a line (an older journal) takes its default; a time or count that is not a 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar, Self, cast
 
 
-def _number(value) -> float:
+def _number(value: object) -> float:
     """A time or count as written (int or float); 0 for anything else (a damaged line)."""
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
@@ -26,8 +27,8 @@ class _Event:
     _OPTIONAL: ClassVar[tuple[str, ...]] = ()      # fields written only when they hold something
     entry: str
 
-    def to_dict(self) -> dict:
-        out = {"event": self.EVENT}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"event": self.EVENT}
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in self._OPTIONAL and value is None:
@@ -36,15 +37,19 @@ class _Event:
         return out
 
     @classmethod
-    def from_dict(cls, data: dict):
+    def from_dict(cls, data: dict[str, Any]) -> Self:
         kwargs = {}
         for f in fields(cls):
             if f.name in data:
-                kwargs[f.name] = _READ.get(f.type, lambda v: v)(data[f.name])
+                kwargs[f.name] = _READ.get(str(f.type), _as_written)(data[f.name])
         return cls(**kwargs)
 
 
-_READ = {"str": _text, "float": _number, "int": _number, "bool": bool,
+def _as_written(value: Any) -> Any:
+    return value
+
+
+_READ: dict[str, Callable[[Any], Any]] = {"str": _text, "float": _number, "int": _number, "bool": bool,
          "tuple[str, ...]": lambda v: tuple(map(str, v)) if isinstance(v, list) else (),
          "str | None": lambda v: v if isinstance(v, str) else None,
          "bool | None": lambda v: v if isinstance(v, bool) else None,
@@ -115,12 +120,13 @@ class Note(_Event):
 
 
 Event = Received | Started | Stopped | Graded | Published | Note
-EVENTS: dict[str, type] = {cls.EVENT: cls for cls in (Received, Started, Stopped, Graded, Published, Note)}
+EVENTS: dict[str, type[_Event]] = {cls.EVENT: cls for cls in (Received, Started, Stopped, Graded, Published, Note)}
 
 
-def parse_event(data) -> Event | None:
+def parse_event(data: object) -> Event | None:
     """The event a journal line's object holds; None when it holds none."""
     if not isinstance(data, dict) or not isinstance(data.get("entry"), str):
         return None
-    cls = EVENTS.get(data.get("event"))
-    return cls.from_dict(data) if cls is not None else None
+    name = data.get("event")
+    cls = EVENTS.get(name) if isinstance(name, str) else None
+    return cast(Event, cls.from_dict(data)) if cls is not None else None

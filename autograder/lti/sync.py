@@ -24,7 +24,7 @@ from ..gradebook.totals import assignment_totals
 from .client import LmsClient, public_jwk, require_library
 from .config import CONFIG_NAME, LtiConfig, read_config
 from .journal import Journal, journal_path, read_journal, write_journal
-from .plan import CHANGED, POST, RECORDED, UNCHANGED, Decision, decide, lms_scores, settle
+from .plan import POST, RECORDED, Decision, decide, lms_scores, settle
 from .roster import Matching, match_students, read_members
 from .session import LtiError
 

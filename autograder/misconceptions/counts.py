@@ -16,7 +16,7 @@ import numpy as np
 
 import solutions
 
-from .probes import COUNTS, seeded
+from .probes import seeded
 from .stages import Localisation
 
 ARGUMENTS = {

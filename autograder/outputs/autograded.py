@@ -131,11 +131,11 @@ def review_notes(record: Record, notebook: str, taken: list | None = None) -> li
     cell a student's page may show (``NOTE_ID``: reasons that accuse nobody), and what the grader suspects
     about integrity in a cell of its own (``SUSPECTED_ID``), which generate_feedback's ``ForStudents``
     leaves out. Reasons are shown as text: a file name in a reason is never markup."""
-    reasons = record.review_reasons(notebook)
+    reasons = record.review_findings(notebook)
     if not reasons:
         return []
-    told = [r for r in reasons if r not in record.suspicions]
-    suspected = [r for r in reasons if r in record.suspicions]
+    told = [f.message for f in reasons if not f.accuses]
+    suspected = [f.message for f in reasons if f.accuses]
     cells = [_note(NOTE_ID, HEADING + (f"\n\n{as_list(told)}" if told else ""), taken)]
     if suspected:
         cells.append(_note(SUSPECTED_ID, "**What the grader suspects (for you only: the student's page never shows "

@@ -17,7 +17,6 @@ instructor to zip and upload.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 from ..course.settings import Course

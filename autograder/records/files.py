@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from ..durable import OutputError, atomic_write
@@ -43,7 +44,7 @@ def record_path(out: Path, student_id: str) -> Path:
     return Path(out) / "records" / file_name(student_id, ".json")
 
 
-def check_record_names(student_ids) -> None:
+def check_record_names(student_ids: Iterable[str]) -> None:
     """Raise ValueError naming both students when two ids would share a record file (never an overwrite)."""
     seen: dict[str, str] = {}
     for student in student_ids:
@@ -84,7 +85,7 @@ def read_record(out: Path, student_id: str, assignment: str, fingerprint: str | 
     return record
 
 
-def graded_but_gone(out: Path, assignment: str, students) -> list[str]:
+def graded_but_gone(out: Path, assignment: str, students: Collection[str]) -> list[str]:
     """The students of records for ``assignment`` in ``out/records`` who are not among ``students`` (those
     with a submission now): graded by an earlier run, their submission folder since removed."""
     expected = {file_name(s, ".json") for s in students}

@@ -2,21 +2,24 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..inert import json_safe
 
 
-def dumps(value) -> str:
+def dumps(value: Any) -> str:
     """Always valid JSON: non-finite floats become null (``json.dumps`` would write NaN), laid out by
     ``laid_out`` (one key, one list item per line)."""
     return laid_out(json_safe(value), sort_keys=True, allow_nan=False)
 
 
-def laid_out(value, **options) -> str:
+def laid_out(value: Any, **options: Any) -> str:
     """JSON a person can read and diff, written by json's C encoder: each key of the top-level object on
     a line of its own, and each item of a list it holds on its own line. (``json.dumps`` with ``indent``
     runs in pure Python: for a record or a notebook about five times slower.)"""
-    one = lambda v: json.dumps(v, **options)                                        # noqa: E731
+    def one(v: Any) -> str:
+        return json.dumps(v, **options)
+
     if not isinstance(value, dict) or not value:
         return one(value)
     lines = []

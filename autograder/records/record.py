@@ -1,8 +1,8 @@
 """Result records: typed values built here, totals computed here.
 
 A ``Record`` holds what was graded (the ``CheckResult`` of every check that
-ran) and what happened around it (integrity problems, the student's errors and
-output). Every total and maximum -- per cell, notebook, category and overall --
+ran) and what happened around it (its findings: what needs a person, each one
+``Finding``; the student's errors and output). Every total and maximum -- per cell, notebook, category and overall --
 is computed from the checks here (the properties below and ``earned``, which
 the hidden-test cells' ``grade_cell`` uses too), and every output reads them;
 nothing else adds points up.
@@ -12,12 +12,16 @@ On disk a record is one JSON file per student (``records.files``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
+from typing import Any
 
 from ..assignment import CATEGORIES, notebook_of
+from .finding import Finding, from_parallel_lists
 from .layout import dumps
 
+Points = int | float     # a number of points: a whole number when it is one (``points``)
 INTERNAL = "The grader could not run this check (an internal error); an instructor will review it."
 
 
@@ -27,13 +31,13 @@ class CheckResult:
     grade_id: str
     check: str
     category: str
-    points: int
-    max_points: int
+    points: Points
+    max_points: Points
     passed: bool
     message: str
     diagnosis: str | None = None
     stage: str | None = None          # with no diagnosis: the stage that deviates (misconceptions/localise.py)
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def notebook(self) -> str:
@@ -46,15 +50,15 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Score:
-    earned: int
-    max: int
+    earned: Points
+    max: Points
 
 
 @dataclass(frozen=True)
 class CellScore:
     notebook: str
-    earned: int
-    max: int
+    earned: Points
+    max: Points
 
 
 @dataclass(frozen=True)
@@ -65,33 +69,24 @@ class Record:
     assignment: str = ""
     fingerprint: str = ""
     needs_review: bool = False
-    integrity: tuple[str, ...] = ()
-    review: tuple[str, ...] = ()          # the instructor's eyes only (classmates' names): never in feedback
-    named: dict = field(default_factory=dict)     # a problem in integrity -> the review line that says it
-                                                  # naming the classmate (the instructor reads it instead)
-    suspicions: tuple[str, ...] = ()      # the problems that accuse (a copy, a link, tampering): never on a
-                                          # student's page; a person tells the student (a formgrader comment)
-    notes: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()    # what needs a person, each problem once (``finding.Finding``)
+    notes: tuple[str, ...] = ()           # worth telling the student, not a problem (their own errors)
     output: str = ""
-    sandbox: dict = field(default_factory=dict)
+    sandbox: dict[str, Any] = field(default_factory=dict)
     grader_error: str = ""
     unwritten: tuple[str, ...] = ()     # files the grading process could not write (the instructor's to see)
-    flags: dict = field(default_factory=dict)   # notebook -> why its cells need a person; "" (always there
-                                                # once kept): the whole submission's problems
     submission: str = ""                  # digest of the submission graded (intake.digest): a resubmission differs
-    files: dict = field(default_factory=dict)     # notebook -> the file name intake graded it from
+    files: dict[str, str] = field(default_factory=dict)     # notebook -> the file name intake graded it from
     # What a person set in the gradebook (formgrader), read back when the outputs are written, never
     # graded: grade_id -> that cell's score as nbgrader counts it (manual score, extra credit), the
     # grader's comments as (notebook, cell, text), and whether no cell is left to grade by hand.
-    manual: dict = field(default_factory=dict)
-    comments: tuple = ()
+    manual: dict[str, float] = field(default_factory=dict)
+    comments: tuple[tuple[str, str, str], ...] = ()
     reviewed: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "checks", tuple(self.checks))
-        object.__setattr__(self, "integrity", tuple(self.integrity))
-        object.__setattr__(self, "review", tuple(self.review))
-        object.__setattr__(self, "suspicions", tuple(self.suspicions))
+        object.__setattr__(self, "findings", tuple(self.findings))
         object.__setattr__(self, "notes", tuple(self.notes))
         object.__setattr__(self, "unwritten", tuple(self.unwritten))
         object.__setattr__(self, "comments", tuple(tuple(c) for c in self.comments))
@@ -104,12 +99,12 @@ class Record:
         return points(sum(c.earned for c in self.cells.values()))
 
     @cached_property
-    def auto_total(self) -> int:
+    def auto_total(self) -> Points:
         """The points the grader's checks gave, before any score a person set."""
         return earned(self.checks)
 
     @cached_property
-    def max_total(self) -> int:
+    def max_total(self) -> Points:
         return points(sum(c.max_points for c in self.checks))
 
     @cached_property
@@ -157,42 +152,51 @@ class Record:
         found = _sum_by(self.checks, lambda c: c.category)
         return {cat: found.get(cat, Score(0, 0)) for cat in (*CATEGORIES, *found)}
 
-    def review_reasons(self, notebook: str) -> list[str]:
-        """Why the grade cells of ``notebook`` need a person; empty when they do not. A problem of the
-        whole submission (its folder, a grader failure) is every notebook's; a check the grader could not
-        run is its notebook's. A record written before flags were kept gives its reasons to every notebook."""
+    @property
+    def integrity(self) -> tuple[str, ...]:
+        """Every problem's message, in the order found (the student may read those that accuse nobody)."""
+        return tuple(f.message for f in self.findings)
+
+    def review_findings(self, notebook: str) -> list[Finding]:
+        """Why the grade cells of ``notebook`` need a person; empty when they do not: the whole submission's
+        findings (its folder, a grader failure), then the notebook's own, then a check of it the grader could
+        not run."""
         if not self.needs_review:
             return []
-        internal = [INTERNAL] if any(c.internal_error and c.notebook == notebook for c in self.checks) else []
-        if "" not in self.flags:
-            return list(self.integrity) or internal or ["marked for review by the grader"]
-        return [*self.flags.get("", []), *self.flags.get(notebook, []), *internal]
+        internal = [Finding(INTERNAL, notebook)] if any(c.internal_error and c.notebook == notebook
+                                                        for c in self.checks) else []
+        return [*(f for f in self.findings if f.notebook == ""),
+                *(f for f in self.findings if f.notebook == notebook), *internal]
+
+    def review_reasons(self, notebook: str) -> list[str]:
+        """The messages of ``review_findings``: what nbgrader's manual-grading flags and comments say."""
+        return [f.message for f in self.review_findings(notebook)]
 
     def told_student(self, notebook: str | None = None) -> list[str]:
-        """The review reasons a student's page may give (of ``notebook``, or the whole submission's): none
+        """The review reasons a student's page may give (of ``notebook``, or the whole submission): none
         that accuses, none once a person has graded the review."""
         if not self.open_review:
             return []
-        reasons = self.review_reasons(notebook) if notebook else self.integrity
-        return [r for r in reasons if r not in self.suspicions]
+        found = self.review_findings(notebook) if notebook else self.findings
+        return [f.message for f in found if not f.accuses]
 
     @property
     def for_instructor(self) -> list[str]:
-        """Every problem once, as the instructor reads it: where a review line names the classmate of a problem,
-        that line in its place (the pair is one copy, not two)."""
-        instead = set(self.named.values())
-        return [*(self.named.get(p, p) for p in self.integrity), *(r for r in self.review if r not in instead)]
+        """Every problem once, as the instructor reads it: its private detail (naming the classmate) where it
+        has one, in its place."""
+        return [f.for_instructor for f in self.findings]
 
     @property
     def diagnoses(self) -> list[str]:
         return sorted({c.diagnosis for c in self.checks if c.diagnosis})
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The record as its file holds it, with what is derived (the totals, ``integrity``: the findings'
+        messages) written for a reader too; ``from_dict`` recomputes those, never reads them."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["checks"] = [asdict(c) for c in self.checks]
-        data.update(integrity=list(self.integrity), review=list(self.review), suspicions=list(self.suspicions),
-                    notes=list(self.notes),
-                    unwritten=list(self.unwritten), comments=[list(c) for c in self.comments],
+        data.update(findings=[f.to_dict() for f in self.findings], integrity=list(self.integrity),
+                    notes=list(self.notes), unwritten=list(self.unwritten), comments=[list(c) for c in self.comments],
                     complete=True,
                     total=self.total, max_total=self.max_total,
                     categories={k: asdict(v) for k, v in self.categories.items()},
@@ -205,13 +209,17 @@ class Record:
         return dumps(self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: dict) -> Record:
+    def from_dict(cls, data: dict[str, Any]) -> Record:
         """The record ``to_dict`` wrote; the totals in it are recomputed, not read."""
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in known}
         check_fields = {f.name for f in fields(CheckResult)}
-        kwargs["checks"] = [CheckResult(**{k: v for k, v in c.items() if k in check_fields})
-                            for c in data["checks"]]
+        kwargs["checks"] = checks = [CheckResult(**{k: v for k, v in c.items() if k in check_fields})
+                                     for c in data["checks"]]
+        if "findings" in data:
+            kwargs["findings"] = tuple(Finding.from_dict(f) for f in data["findings"])
+        else:                                                 # written before findings: its parallel lists
+            kwargs["findings"] = from_parallel_lists(data, any(c.internal_error for c in checks))
         return cls(**kwargs)
 
     @classmethod
@@ -219,25 +227,25 @@ class Record:
         return cls.from_dict(json.loads(text))
 
 
-def earned(checks) -> int:
+def earned(checks: Iterable[CheckResult]) -> Points:
     """The points some checks earned: a record's total, or one grade cell's (``notebook.grade_cell``)."""
     return points(sum(c.points for c in checks))
 
 
-def points(value) -> int | float:
+def points(value: float) -> Points:
     """A number of points as every output shows it: to 6 places (a cell's points scaled to the course's
     add up exactly), a whole number when it is one."""
     return _number(round(float(value), 6))
 
 
-def _number(value) -> int | float:
+def _number(value: float) -> Points:
     """A score as a whole number when it is one (a gradebook holds floats)."""
     value = float(value)
     return int(value) if value.is_integer() else value
 
 
-def _sum_by(checks, key) -> dict[str, Score]:
-    sums: dict[str, list] = {}
+def _sum_by(checks: Iterable[CheckResult], key: Callable[[CheckResult], str]) -> dict[str, Score]:
+    sums: dict[str, list[float]] = {}
     for c in checks:
         found = sums.setdefault(key(c), [0.0, 0.0])
         found[0] += c.points
@@ -245,7 +253,7 @@ def _sum_by(checks, key) -> dict[str, Score]:
     return {k: Score(points(earned), points(most)) for k, (earned, most) in sums.items()}
 
 
-def check_result(grade_id: str, item, outcome) -> CheckResult:
+def check_result(grade_id: str, item: Any, outcome: Any) -> CheckResult:
     """The result of rubric ``item`` (a rubric.Item) given the check's ``outcome`` (a checks._base.Outcome)."""
     return CheckResult(grade_id=grade_id, check=item.name, category=item.category,
                        points=item.points if outcome.passed else 0, max_points=item.points,
@@ -253,7 +261,7 @@ def check_result(grade_id: str, item, outcome) -> CheckResult:
                        stage=outcome.stage, details=outcome.details)
 
 
-def not_graded(grade_id: str, item, message: str) -> CheckResult:
+def not_graded(grade_id: str, item: Any, message: str) -> CheckResult:
     """A check that could not run at all: 0 points, the reason as its message."""
     return CheckResult(grade_id=grade_id, check=item.name, category=item.category, points=0,
                        max_points=item.points, passed=False, message="Not graded: " + message)

@@ -31,9 +31,10 @@ writes what ``grade`` writes (``run.renamed``), so every door agrees on it.
 """
 from __future__ import annotations
 
+import secrets
 import tempfile
-from dataclasses import replace
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from nbformat import from_dict
 from nbgrader.preprocessors import ClearHiddenTests, Execute, NbGraderPreprocessor
@@ -45,13 +46,14 @@ from ..gradebook.latepenalties import plugins_from
 from ..intake.expected import is_this_chapter
 from ..outputs.autograded import (AWAITS, HEADING, NOTE_ID, SUSPECTED_ID, grade_outputs, make_inert,
                                   no_grade_controls, review_notes)
-from .batch import student_job
+from ..course.view import read_course
 from .executors import InProcess, drain
-from .job import current_submission
+from .job import current_submission, student_job
 from .renamed import renamed_notebooks, score_renamed, write_renamed
 from .server import SERVER
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
+_SNAPSHOTS: WeakKeyDictionary = WeakKeyDictionary()   # an nbgrader converter (one run) -> its snapshot token
 KEEP_SERVER = 30.0        # seconds: longer than nbgrader takes between two students of a class
 
 
@@ -81,7 +83,8 @@ class SandboxedExecute(NbGraderPreprocessor):
         course = course_root(self)
         if not is_this_chapter(course, info["assignment"]):
             return Execute(parent=self.parent, config=self.config).preprocess(nb, resources)
-        record = graded_submission(course, info["assignment"], info["student"], self.keep_server, self.limits)
+        record = graded_submission(course, info["assignment"], info["student"], self.keep_server, self.limits,
+                                   run_snapshot(self))
         make_inert(nb.cells, handout(course, info["assignment"], info["notebook"]))
         fill_grade_cells(nb, record, info["notebook"])
         resources["autograder_review"] = record.review_reasons(info["notebook"])
@@ -204,38 +207,56 @@ def _awaits_review(info: dict) -> bool:
         return bool(notebook.needs_manual_grade)
 
 
-def course_root(step) -> Path:
-    """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
-    coursedir = _coursedir(step)
-    return Path(coursedir.root).resolve() if coursedir is not None else Path.cwd().resolve()
-
-
-def _coursedir(step):
-    """The CourseDirectory of the nbgrader converter ``step`` belongs to, or None."""
+def _converter(step):
+    """The nbgrader converter running ``step`` (the one with a CourseDirectory: one ``nbgrader autograde``
+    run, one press of formgrader's Autograde button), or None."""
     parent = step
     while parent is not None:
         if getattr(parent, "coursedir", None) is not None:
-            return parent.coursedir
+            return parent
         parent = getattr(parent, "parent", None)
     return None
 
 
+def _coursedir(step):
+    """The CourseDirectory of the nbgrader converter ``step`` belongs to, or None."""
+    converter = _converter(step)
+    return converter.coursedir if converter is not None else None
+
+
+def course_root(step) -> Path:
+    """The course folder of the nbgrader command running ``step`` (its converter's CourseDirectory)."""
+    coursedir = _coursedir(step)
+    return Path(coursedir.root if coursedir is not None else Path.cwd()).resolve()
+
+
+def run_snapshot(step) -> str | None:
+    """The copy-detection snapshot of the run ``step`` belongs to (nbgrader makes a step per notebook): its
+    classmates read once per run, as a batch reads them (``intake.integrity.class_index``), not once per
+    student. A new run (the button pressed again) reads the class as it is then; no run: None."""
+    converter = _converter(step)
+    if converter is None:
+        return None
+    if converter not in _SNAPSHOTS:
+        _SNAPSHOTS[converter] = secrets.token_hex(8)
+    return _SNAPSHOTS[converter]
+
+
 def graded_submission(course: Path, assignment: str, student: str, keep_server: float = KEEP_SERVER,
-                      limits: dict | None = None):
+                      limits: dict | None = None, snapshot: str | None = None):
     """The student's record, graded once for all the notebooks nbgrader autogrades one after another,
     and again whenever the submission's content is not what that record graded: the cache lives as long
     as formgrader's server and keys on the content digest the record carries (``job.current_submission``),
     never on names, sizes or times a student controls. The sandbox's fork server ends ``keep_server``
     seconds after the grading, unless the next student's comes first (``nbgrader autograde`` of a class).
-    ``limits``: ``c.SandboxedExecute.limits``."""
-    from ..course.view import read_course
-    view = read_course(course, assignment)
-    job = student_job(view, student, limits=_limits(limits))
+    ``limits``: ``c.SandboxedExecute.limits``; ``snapshot``: the run's (``run_snapshot``)."""
+    view, checked = read_course(course, assignment), _limits(limits)
     now = (str(course), assignment, student, current_submission(view, student))
     if _GRADED.get("key") != now:
         done = []
         with tempfile.TemporaryDirectory(prefix="autograder-door-") as tmp, SERVER.held(idle=keep_server) as server:
-            job = replace(job, autograded=Path(tmp) / "autograded")            # as ``grade`` writes them
+            job = student_job(view, student, limits=checked, autograded=Path(tmp) / "autograded",
+                              snapshot=snapshot)                       # autograded: as ``grade`` writes them
             drain(InProcess(server), [job], lambda job, graded: done.append(graded.record))
             renamed = renamed_notebooks(done[0], Path(tmp) / "autograded")
         _GRADED.clear()

@@ -1,6 +1,6 @@
 """Grade a whole class: parallel, resumable, one bad submission never stops the batch.
 
-The batch builds one job per submission (``student_job``) and drains an executor
+The batch builds one job per submission (``job.student_job``) and drains an executor
 (``run.executors``): forked grading processes of its own (one for a small class),
 or a Dask distributed cluster; the run's own process only collects the records,
 so no submission can end it. Every finished record is written
@@ -31,7 +31,7 @@ from ..records import OutputError, Record, check_record_names, graded_but_gone, 
 from .dask import DaskCluster, SchedulerLost, dask_key
 from .executors import drain
 from .local_pool import LocalPool
-from .job import Job, current_submission, failed_record  # noqa: F401 - re-exported: the door and tests use them
+from .job import Job, current_submission, failed_record, student_job  # noqa: F401 - re-exported: tests use them
 from ..lifecycle import Stop, critical
 from .progress import Progress
 
@@ -44,16 +44,6 @@ def default_workers(submissions: int) -> int:
     about 50 ms per submission on 2 cores (README, Performance): below ``SMALL_CLASS`` submissions
     one process, started at once, finishes first."""
     return 1 if submissions <= SMALL_CLASS else os.cpu_count() or 1
-
-
-def student_job(view: CourseView, student: str, *, limits: dict | None = None, autograded: bool = False,
-                snapshot: str | None = None) -> Job:
-    """The job of grading ``submitted/<student>/<assignment>`` of the course; with ``autograded``,
-    nbgrader's autograded notebooks are written as ``nbgrader autograde`` leaves them."""
-    from ..sandbox.limits import Limits
-    return Job(view, student, view.root / "submitted" / student / view.assignment,
-               limits=Limits(**limits) if limits else Limits(), snapshot=snapshot,
-               autograded=view.root / "autograded" / student / view.assignment if autograded else None)
 
 
 @dataclass
@@ -125,55 +115,30 @@ class _Plan:
 
 
 def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
-    settings, course, assignment, out = plan.settings, plan.course, plan.assignment, plan.out
-    view = read_course(course, assignment)                      # the course, read once for the whole run
-    check_chapter(course, assignment)
-    notebooks_of(view)                                          # a course that cannot grade stops here, once
-    check_points(view)
-    if plan.outputs:
-        check_plugin(view.course)                               # a late plugin that cannot load stops us now
-    current = fingerprint_of(view.grade_cells)
-    db_url = _gradebook_url(settings, plan.gradebook_url) if plan.outputs else None
-    if db_url:
-        if plan.gradebook_url:
-            check_gradebook_url(db_url, create=plan.create_gradebook)
-        else:
-            check_course_gradebook(db_url, course=course, out=out, assignment=assignment,
-                                   create=plan.create_gradebook, what=f"c.CourseDirectory.db_url in {course / CONFIG}")
+    """The batch once its executor is starting: the course checked, then graded, then its outputs written."""
+    out, assignment = plan.out, plan.assignment
+    view, current, db_url = _checked(plan)
     # every file is renamed into place whole; the disk is waited for once, when the run ends
     with _counting_on_stop(out, plan.chosen, assignment, current), RunLocks(out, db_url) as locks, synced_at_end():
-        own = bool(plan.outputs) and db_url == settings.db_url          # autograded/ is this gradebook's
+        own = bool(plan.outputs) and db_url == plan.settings.db_url     # autograded/ is this gradebook's
         result = _plan(out, view, plan.chosen, current, plan.resume, own)
-        result.notes += [*settings.notes, *stray_entries(course / "submitted"),
-                         *without_assignment(course / "submitted", assignment)]
-        todo = result.graded
+        result.notes += [*plan.settings.notes, *stray_entries(plan.course / "submitted"),
+                         *without_assignment(plan.course / "submitted", assignment)]
         kept = [r for s in result.skipped if (r := read_record(out, s, assignment, current))]
         bar = Progress(len(plan.chosen), done=len(result.skipped), enabled=plan.progress,
                        failed=sum(r.needs_review for r in kept))      # as the summary counts them
         # nbgrader loads slowly: its writer starts now and works while the batch is graded
-        gradebook = GradebookWriter(db_url, settings, assignment, locks) if plan.outputs else None
+        gradebook = GradebookWriter(db_url, plan.settings, assignment, locks) if plan.outputs else None
         jobs = []
         try:
             executor = executor or DaskCluster(scheduler, key=dask_key)      # once the course is known to grade
             executor.inherited = (*locks.fds, *(gradebook.fds() if gradebook else ()))
-            snapshot = secrets.token_hex(8)
-            jobs = [student_job(view, s, limits=plan.limits, autograded=own, snapshot=snapshot) for s in todo]
+            jobs = _jobs(plan, view, result.graded, db_url)
             drain(executor, jobs, lambda job, graded: _finish(out, graded.record, bar=bar, errors=result.errors,
-                                                              gradebook=gradebook, course=course,
+                                                              gradebook=gradebook, course=plan.course,
                                                               assignment=assignment, changed=result.changed))
             executor.close()                     # its processes end now, while the outputs are written
-            result.records = [r for s in plan.everyone if (r := read_record(out, s, assignment, current))]
-            result.notes += _not_current(view, plan.everyone, plan.chosen, result.records)
-            result.notes += _gone(out, assignment, plan.everyone)
-            result.kept = [r.student_id for r in result.records if r.student_id not in plan.chosen]
-            if plan.outputs:
-                from ..outputs.write import manual_work_on_resubmissions, write_outputs
-                written = write_outputs(out, result.records, settings=settings, assignment=assignment,
-                                        gradebook=gradebook, fresh=set(todo))
-                result.records, result.late = written.records, written.late
-                result.errors += written.errors
-                result.notes += written.notes
-                result.notes += manual_work_on_resubmissions(result.records, set(result.changed))
+            _collect(plan, view, current, result, gradebook)
         except BaseException:
             if executor is not None:
                 executor.close()                 # its processes are killed, perhaps while writing:
@@ -184,6 +149,48 @@ def _grade_batch(plan: _Plan, executor, scheduler: str | None) -> BatchResult:
         finally:
             bar.close()                          # what follows (a message, say) starts on its own line
     return result
+
+
+def _checked(plan: _Plan) -> tuple[CourseView, str, str | None]:
+    """The course read once for the whole run and checked (a course that cannot grade stops here, once):
+    its view, the fingerprint of what grades it, and the gradebook the run writes (None: none)."""
+    view = read_course(plan.course, plan.assignment)
+    check_chapter(plan.course, plan.assignment)
+    notebooks_of(view)
+    check_points(view)
+    if plan.outputs:
+        check_plugin(view.course)                               # a late plugin that cannot load stops us now
+    db_url = _gradebook_url(plan.settings, plan.gradebook_url) if plan.outputs else None
+    if db_url and plan.gradebook_url:
+        check_gradebook_url(db_url, create=plan.create_gradebook)
+    elif db_url:
+        check_course_gradebook(db_url, course=plan.course, out=plan.out, assignment=plan.assignment,
+                               create=plan.create_gradebook, what=f"c.CourseDirectory.db_url in {plan.course / CONFIG}")
+    return view, fingerprint_of(view.grade_cells), db_url
+
+
+def _jobs(plan: _Plan, view: CourseView, todo: list[str], db_url: str | None) -> list[Job]:
+    """One job per student to grade, under one snapshot (copy detection reads the class once); nbgrader's
+    autograded notebooks are written when the course's own gradebook is."""
+    snapshot, autograded = secrets.token_hex(8), bool(plan.outputs) and db_url == plan.settings.db_url
+    return [student_job(view, s, limits=plan.limits, autograded=autograded, snapshot=snapshot) for s in todo]
+
+
+def _collect(plan: _Plan, view: CourseView, current: str, result: BatchResult, gradebook) -> None:
+    """After grading: every current record of the class read back, notes on the rest, and the outputs."""
+    out, assignment = plan.out, plan.assignment
+    result.records = [r for s in plan.everyone if (r := read_record(out, s, assignment, current))]
+    result.notes += _not_current(view, plan.everyone, plan.chosen, result.records)
+    result.notes += _gone(out, assignment, plan.everyone)
+    result.kept = [r.student_id for r in result.records if r.student_id not in plan.chosen]
+    if plan.outputs:
+        from ..outputs.write import manual_work_on_resubmissions, write_outputs
+        written = write_outputs(out, result.records, settings=plan.settings, assignment=assignment,
+                                gradebook=gradebook, fresh=set(result.graded))
+        result.records, result.late = written.records, written.late
+        result.errors += written.errors
+        result.notes += written.notes
+        result.notes += manual_work_on_resubmissions(result.records, set(result.changed))
 
 
 def _remove_stages(jobs: list[Job]) -> None:

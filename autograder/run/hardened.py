@@ -17,11 +17,11 @@ from ..inert import shown
 from ..intake import Intake
 from ..intake import intake_submission  # noqa: F401  (re-exported: tests and benchmarks call it here)
 from ..intake.names import notebook_for
-from ..records import OutputError, Record
+from ..records import Finding, OutputError, Record
 from ..sandbox.forkclient import ForkServer
 from ..sandbox.limits import Limits
 from ..grading.seeds import student_seed
-from .job import Job
+from .job import Job, student_job
 from .sandboxed_student import SandboxedStudent
 
 
@@ -55,8 +55,8 @@ def job_for(path, *, course=None, student_id=None, assignment: str | None = None
                          f"(submitted/<student>/<assignment>) or one of its notebooks")
     course = Path(course).resolve() if course else find_course(path)
     assignment = assignment or infer_assignment(path, course)
-    return Job(read_course(course, assignment), student_id or infer_student(path, assignment), path,
-               limits=limits or Limits(), autograded=Path(autograded) if autograded else None, snapshot=snapshot)
+    return student_job(read_course(course, assignment), student_id or infer_student(path, assignment), path,
+                       limits=limits, autograded=autograded or False, snapshot=snapshot)
 
 
 def grade_job(job: Job, server: ForkServer) -> Record:
@@ -72,12 +72,10 @@ def grade_job(job: Job, server: ForkServer) -> Record:
     graded = _side_by_side(notebooks, lambda nb, stop, live: grade_notebook(
         server, intake, nb, seed, job.limits, deadline, stop, live), deadline + job.limits.overrun_seconds,
         job.limits.overrun_seconds)
-    events = [e for g in graded for e in g.events]
+    events = [Finding(e, nb) for nb, g in zip(notebooks, graded) for e in g.events]     # what stopped a worker
     record = Record(job.student, scaled([c for g in graded for c in g.checks], view.cell_points),
                     assignment=job.assignment, fingerprint=fingerprint_of(view.grade_cells),
-                    needs_review=intake.needs_review or bool(events),
-                    integrity=intake.problems + events, review=intake.private, named=intake.named, suspicions=intake.suspicions,
-                    flags=_flags(intake, dict(zip(notebooks, graded))),
+                    needs_review=intake.needs_review or bool(events), findings=(*intake.findings, *events),
                     notes=intake.notes + [n for g in graded for n in g.notes],
                     output="\n".join(g.output for g in graded if g.output),
                     sandbox=next((g.sandbox for g in graded if g.sandbox), {}), submission=intake.submission,
@@ -104,16 +102,6 @@ def _write_autograded(folder: Path, intake: Intake, record: Record, view: Course
                 "formgrader shows this submission as not autograded; fix that folder and grade the student again "
                 f"with --student {shown(record.student_id)}",)
     return ()
-
-
-def _flags(intake: Intake, graded: dict) -> dict[str, list[str]]:
-    """notebook -> what needs a person in it (intake's damage of that notebook, its worker's events);
-    "" -> what concerns the whole submission."""
-    flags = {"": [], **intake.flags()}
-    for notebook, done in graded.items():
-        if done.events:
-            flags.setdefault(notebook, []).extend(done.events)
-    return flags
 
 
 def grading_server(launch=None) -> ForkServer:

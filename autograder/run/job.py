@@ -1,6 +1,6 @@
 """What to grade, as one frozen value, and what grading gives back: a ``Job`` in, a ``Graded`` out.
 
-Every door builds jobs (the batch, ``watch``, ``check``, nbgrader's autograde step) and drains an
+Every door (the batch, ``watch``, ``check``, nbgrader's autograde step) builds its jobs with ``student_job`` and drains an
 executor (``run.executors``) that runs ``run.grader.grade`` on each, wherever it runs. The texts of a
 submission that could not be graded live here, once, for every door and every executor.
 """
@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ..course.notebooks import CourseError
 from ..course.view import CourseView
 from ..inert import shown
-from ..records import Record, not_graded
+from ..records import Finding, Record, not_graded
 from ..sandbox.limits import Limits
 
 
@@ -36,6 +38,20 @@ class Job:
         return self.key or self.student
 
 
+def student_job(view: CourseView, student: str, folder: Path | None = None, *,
+                limits: Limits | dict[str, Any] | None = None, autograded: bool | Path = False,
+                snapshot: str | None = None, visible: bool = False, key: str = "") -> Job:
+    """The one builder of a job, for every door: ``student``'s submission in ``folder`` (by default
+    ``submitted/<student>/<assignment>`` of the course), graded within ``limits`` (a Limits, or the settings
+    that make one). ``autograded``: nbgrader's autograded notebooks are written too, where ``nbgrader
+    autograde`` leaves them (True) or in the folder given; ``snapshot``: a run's token, under which copy
+    detection reads the class once (``intake.integrity.class_index``); ``visible`` and ``key``: ``watch``'s."""
+    written = view.root / "autograded" / student / view.assignment if autograded is True else autograded or None
+    folder = Path(folder) if folder is not None else view.root / "submitted" / student / view.assignment
+    return Job(view, student, folder, limits=Limits(**limits) if isinstance(limits, dict) else limits or Limits(),
+               autograded=Path(written) if written else None, snapshot=snapshot, visible=visible, key=key)
+
+
 @dataclass(frozen=True)
 class VisibleResult:
     """One visible-test cell of a notebook, as ``run.visible`` ran it."""
@@ -48,14 +64,14 @@ class VisibleResult:
 class Graded:
     """The record of a job, and its visible tests' results (notebook -> [VisibleResult]) when asked."""
     record: Record
-    visible: dict = field(default_factory=dict)
+    visible: dict[str, list[VisibleResult]] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"record": self.record.to_dict(),
                 "visible": {nb: [vars(r) for r in results] for nb, results in self.visible.items()}}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Graded:
+    def from_dict(cls, data: dict[str, Any]) -> Graded:
         return cls(Record.from_dict(data["record"]),
                    {nb: [VisibleResult(**r) for r in results] for nb, results in data.get("visible", {}).items()})
 
@@ -82,20 +98,20 @@ def died_text(why: str) -> str:
 def failed(job: Job, message: str, detail: str = "") -> Record:
     """The record of a job that could not be graded: every check at 0 with ``message``, for review, in the
     course's points."""
-    from ..grading.fingerprint import fingerprint_of
+    from ..grading.fingerprint import fingerprint_of      # (the rubric loads numpy: only when a record is made)
     return failed_record(job.student, message, detail, assignment=job.assignment,
                          fingerprint=fingerprint_of(job.view.grade_cells), submission=folder_digest(job.folder, job.view),
                          cell_points=job.view.cell_points)
 
 
 def failed_record(student_id: str, message: str, detail: str = "", *, assignment: str = "",
-                  fingerprint: str = "", submission: str = "", cell_points: dict | None = None) -> Record:
+                  fingerprint: str = "", submission: str = "", cell_points: dict[str, float] | None = None) -> Record:
     """Every check of the rubric at 0 with ``message``, marked for review; with ``cell_points`` (the
     course's, ``CourseView.cell_points``) the checks share each cell's points (``rubric.scaled``)."""
-    from ..grading.rubric import RUBRIC, scaled
+    from ..grading.rubric import RUBRIC, scaled           # (numpy: only when a record is made)
     checks = [not_graded(g, i, message) for g, items in RUBRIC.items() for i in items]
-    return Record(student_id, scaled(checks, cell_points) if cell_points else checks, assignment=assignment,
-                  needs_review=True, integrity=[message], grader_error=detail, flags={"": [message]},
+    return Record(student_id, tuple(scaled(checks, cell_points) if cell_points else checks), assignment=assignment,
+                  needs_review=True, findings=(Finding(message),), grader_error=detail,
                   fingerprint=fingerprint, submission=submission)
 
 
@@ -107,11 +123,11 @@ def current_submission(view: CourseView, student: str) -> str:
     return folder_digest(view.root / "submitted" / student / view.assignment, view)
 
 
-def folder_digest(folder, view: CourseView) -> str:
+def folder_digest(folder: str | Path, view: CourseView) -> str:
     """The digest of the submission in ``folder`` (any folder: ``watch`` grades inbound's) as intake of the
     course's notebooks reads it, as a record carries it."""
-    from ..intake.digest import submission_digest
-    from ..intake.expected import CourseError, notebooks_of
+    from ..intake.digest import submission_digest           # (intake loads numpy; the job module alone does not)
+    from ..intake.expected import notebooks_of
     try:
         names = notebooks_of(view).names
     except CourseError:                                    # no notebooks: the digest then reads none

@@ -34,8 +34,8 @@ WITHOUT = {
     "own root": "student code can stat, though not read, any file by name: classmates' folders, the records' "
                 "names and the gradebook's size and time, as they change.",
     "PID namespace": "student code sees the grading account's processes and may signal them, and a process it "
-                     f"starts outside its session lives on after its worker until the fork server ends it "
-                     f"(within half a second: the fork server is its child subreaper).",
+                     "starts outside its session lives on after its worker until the fork server ends it "
+                     "(within half a second: the fork server is its child subreaper).",
     "private /tmp": "what student code writes goes to the disk of the grader's temporary folder (each file up to "
                     f"{_L.file_bytes >> 20} MiB), not to a {_L.disk_bytes >> 20} MiB tmpfs of its own.",
     "python for any uid": "a root grader keeps uid 0 in the worker, with every capability dropped.",

@@ -34,7 +34,7 @@ class LayerStatus:
     detail: str = ""       # what it applied, or why it is missing
     then: str = ""         # what was done besides ("kept (not root); the capabilities ... dropped")
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.then and self.state in _WHY:
             raise ValueError(f"a {self.state.value} status has its reason only, not {self.then!r} besides")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.view import read_course
-from ..run.job import Job
+from ..run.job import Job, student_job
 
 
 def watch_executor(scheduler: str | None):
@@ -26,4 +26,4 @@ def _digest(name: str) -> str:
 
 def inbound_job(course: Path, assignment: str, folder: Path, student: str, visible: bool, entry: str) -> Job:
     """The job of grading the inbound submission ``entry`` (its folder), the course as it is now."""
-    return Job(read_course(course, assignment), student, folder, visible=visible, key=entry)
+    return student_job(read_course(course, assignment), student, folder, visible=visible, key=entry)

@@ -41,6 +41,7 @@ from ..intake.take import names_in, wanted
 
 SETTLE_SECONDS = 10.0
 MAX_NOTEBOOKS = 50                  # notebook files of one submission that get a page
+_NAMES = tuple(sorted(NOTEBOOKS))     # the notebooks grading takes, in a stable order
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ class Problem:
     note: str
 
 
-def examine(inbound_fd: int, name: str, settled: bool, names=tuple(sorted(NOTEBOOKS))) -> Ready | Waiting | Problem:
+def examine(inbound_fd: int, name: str, settled: bool, names=_NAMES) -> Ready | Waiting | Problem:
     """What the entry ``name`` of inbound is; ``settled``: it has not changed for SETTLE_SECONDS; ``names``:
     the notebooks grading takes (their files are part of what must not change)."""
     try:

@@ -15,5 +15,5 @@ def damage(folder):
 
 def inspect(record, out):
     assert any("the same notebook as a classmate's" in line for line in record.integrity), record.integrity
-    assert any("'honest-right'" in line for line in record.review), record.review
+    assert any("'honest-right'" in line for line in record.for_instructor), record.for_instructor
     assert not any("honest-right" in line for line in record.integrity)      # the student never sees who

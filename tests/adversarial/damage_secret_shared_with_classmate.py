@@ -17,7 +17,7 @@ def damage(folder):
 
 def inspect(record, out):
     assert any("submission_secret.txt is the same as a classmate" in p for p in record.integrity)
-    assert any("'honest-right'" in line for line in record.review)
+    assert any("'honest-right'" in line for line in record.for_instructor)
     course = out.parent / "course"
     for student in ("honest-right", "damage_secret_shared_with_classmate"):
         assert not list((course / "feedback" / student / "ch04_attention").glob("*.html")), student

@@ -1,6 +1,5 @@
 """The engine against an independent float64 loop implementation, plus hypothesis properties."""
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

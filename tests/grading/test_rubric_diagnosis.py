@@ -11,7 +11,6 @@ import solutions
 from autograder import misconceptions
 from autograder.grading.rubric import RUBRIC, max_total
 from fixture_notebooks import fixture_source, notebook_namespaces
-from fixtures import impl
 
 EXPECTED = {e.name: e for e in corpora.load("impl")}
 FIXTURES = sorted(EXPECTED)

@@ -189,9 +189,9 @@ class Hub:
         try:
             with urllib.request.urlopen(request, timeout=timeout) as reply:
                 text = reply.read().decode()
-                status, headers = reply.status, dict(reply.headers)
+                status = reply.status
         except urllib.error.HTTPError as exc:
-            text, status, headers = exc.read().decode(errors="replace"), exc.code, dict(exc.headers)
+            text, status = exc.read().decode(errors="replace"), exc.code
         try:
             return status, json.loads(text) if text else None
         except ValueError:

@@ -103,7 +103,7 @@ class TreeRun:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            raise AssertionError(f"{len(left)} processes of the run outlived it by {within} s:\n{listing}")
+            raise AssertionError(f"{len(left)} processes of the run outlived it by {within} s:\n{listing}") from None
         return self.output()
 
     def output(self) -> tuple[int | None, str]:

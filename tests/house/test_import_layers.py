@@ -46,6 +46,29 @@ def test_every_folder_of_the_package_has_one_layer():
     assert units == set(names), f"in no layer: {sorted(units - set(names))}; no such folder: {sorted(set(names) - units)}"
 
 
+def too_high(graph: dict[str, set[str]], layers) -> list[str]:
+    """Each folder declared above its real level (one above the highest layer it imports, 0 for one that imports
+    nothing of the package), in words: a chain where siblings would do says an order the imports do not."""
+    ranks, below = rank(layers), {}
+    for module, targets in graph.items():
+        below.setdefault(unit(module), set()).update(unit(t) for t in targets if unit(t) not in ("", unit(module)))
+    real = {name: 1 + max((ranks.get(b, -1) for b in below.get(name, ())), default=-1) for name in ranks}
+    return [f"{name}: layer {ranks[name]}, but it imports nothing above layer {real[name] - 1}"
+            for name in sorted(ranks) if real[name] < ranks[name]]
+
+
+def test_each_layer_is_its_folders_real_level():
+    high = too_high(import_graph(), LAYERS)
+    assert not high, "folders declared above their real level (move them down, beside their siblings):\n" + "\n".join(high)
+
+
+def test_the_level_check_finds_a_folder_declared_too_high():
+    graph = {"autograder.course.view": {"autograder.inert"}, "autograder.intake.x": {"autograder.inert"}}
+    assert too_high(graph, (("inert",), ("course",), ("intake",))) == [
+        "intake: layer 2, but it imports nothing above layer 0"]
+    assert too_high(graph, (("inert",), ("course", "intake"))) == []
+
+
 def test_the_check_finds_an_import_up_beside_or_into_no_layer():
     """The check above can fail: an import up, one beside (same layer, another folder) and one into a
     folder with no layer are each found; one down, or within a folder, is not."""

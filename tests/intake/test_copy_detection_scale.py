@@ -90,4 +90,4 @@ def test_copies_and_hard_links_are_still_found_through_the_index(tmp_path):
                               ("s002", "hard link with classmate 's004'"), ("s004", "hard link with classmate 's002'")):
         intake = intake_submission(course / "submitted" / student / "ch04_attention", read_course(course, "ch04_attention"),
                                    student, "batch-c")
-        assert any(expected in line for line in intake.private), (student, intake.private)
+        assert any(expected in line for line in [f.private for f in intake.findings]), (student, [f.private for f in intake.findings])

@@ -34,6 +34,16 @@ def course(tmp_path):
     return course
 
 
+def _accusing(intake) -> list[str]:
+    """The findings that accuse the student: the instructor's until a person tells the student."""
+    return [f.message for f in intake.findings if f.accuses]
+
+
+def _private(intake) -> list[str]:
+    """The findings' details for the instructor's eyes only (a classmate's name)."""
+    return [f.private for f in intake.findings if f.private]
+
+
 def _folder(course, student="ann"):
     return course / "submitted" / student / "ch04_attention"
 
@@ -93,7 +103,7 @@ def test_link_to_dev_zero_is_not_followed(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("is a link (to '/dev/zero')" in p and "not followed" in p for p in intake.problems)
-    assert intake.suspicions == []          # it accuses no one: the student's page says what to hand in
+    assert _accusing(intake) == []          # it accuses no one: the student's page says what to hand in
 
 
 def test_link_to_a_classmates_notebook_is_an_integrity_event(course):
@@ -101,13 +111,13 @@ def test_link_to_a_classmates_notebook_is_an_integrity_event(course):
     intake = _intake(course)
     _only_this_notebook_lost(intake)
     assert any("Integrity" in p and "a classmate's submission" in p for p in intake.problems)
-    assert intake.suspicions and all("Integrity" in p for p in intake.suspicions)   # a person decides first
+    assert _accusing(intake) and all("Integrity" in p for p in _accusing(intake))   # a person decides first
     _names_bob_for_the_instructor_only(intake)
 
 
 def _names_bob_for_the_instructor_only(intake):
     """A classmate's name may reach the instructor's report, never the student's feedback."""
-    assert not any("bob" in p for p in intake.problems) and any("classmate 'bob'" in p for p in intake.private)
+    assert not any("bob" in p for p in intake.problems) and any("classmate 'bob'" in p for p in _private(intake))
 
 
 def test_link_to_the_instructors_source_is_an_integrity_event(course):
@@ -124,7 +134,7 @@ def test_student_folder_linked_to_a_classmate(course):
     intake = _intake(course)
     assert intake.cells == [] and intake.needs_review
     assert any("Integrity" in p and "a classmate's submission" in p for p in intake.problems)
-    assert intake.suspicions and all("Integrity" in p for p in intake.suspicions)   # a person decides first
+    assert _accusing(intake) and all("Integrity" in p for p in _accusing(intake))   # a person decides first
     _names_bob_for_the_instructor_only(intake)
 
 
@@ -154,7 +164,7 @@ def test_hard_link_to_a_classmate_flags_both(course):
         assert intake.needs_review and _graded(intake)
         other = "bob" if student == "ann" else "ann"
         assert any("a classmate's notebook" in p and "hard link" in p for p in intake.problems)
-        assert any(f"classmate '{other}'" in p for p in intake.private)
+        assert any(f"classmate '{other}'" in p for p in _private(intake))
         assert not any(other in p for p in intake.problems)
 
 
@@ -264,8 +274,8 @@ def test_a_byte_identical_copy_of_a_classmate_flags_both(course):
         assert intake.needs_review and _graded(intake)
         [line] = intake.problems
         assert "the same notebook as a classmate's" in line and other not in line
-        assert intake.suspicions == [line]                          # the instructor's until a person says so
-        assert intake.private == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
+        assert _accusing(intake) == [line]                          # the instructor's until a person says so
+        assert _private(intake) == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
 
 
 # Every encoding intake accepts, and a re-save that changes only the layout: the same notebook to the grader.
@@ -296,7 +306,7 @@ def test_a_classmates_notebook_re_encoded_is_still_a_copy(course, encoding):
         intake = _intake(course, student)
         assert intake.needs_review and _graded(intake)
         assert any("the same notebook as a classmate's" in p and other not in p for p in intake.problems)
-        assert intake.private == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
+        assert _private(intake) == [f"{NB}.ipynb: the same notebook as classmate(s) '{other}'."]
 
 
 @pytest.mark.parametrize("encoding", sorted(ENCODINGS))
@@ -361,4 +371,4 @@ def test_identical_short_answers_are_not_copies(course):
         (_folder(course, student) / "ex3_memory.ipynb").write_text(json.dumps(nb))
     intake = _intake(course)
     assert [c for c in intake.cells if c.notebook == "ex3_memory" and "n * n * dtype_bytes" in c.source]
-    assert not any("the same notebook as" in p for p in intake.problems) and intake.private == []
+    assert not any("the same notebook as" in p for p in intake.problems) and _private(intake) == []

@@ -115,7 +115,7 @@ def test_a_cached_scale_equal_to_one_over_dk_by_chance_is_not_scale_by_dk():
     rng = np.random.default_rng(0)
     Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
 
-    def cached(q, k, v, scale=1 / np.sqrt(16)):                       # cached when d_k was 16: 1/4 = 1/d_k here
+    def cached(q, k, v, scale=1 / np.sqrt(16)):   # noqa: B008 (cached when d_k was 16: 1/4 = 1/d_k here)
         s = q @ k.T * scale
         w = np.exp(s - s.max(-1, keepdims=True))
         w /= w.sum(-1, keepdims=True)

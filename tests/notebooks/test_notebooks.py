@@ -6,7 +6,7 @@ import pytest
 
 from autograder.course.release import generate_release
 from autograder.assignment import NOTEBOOKS as RUBRIC_NOTEBOOKS
-from autograder.grading.rubric import RUBRIC, cell_max, max_total
+from autograder.grading.rubric import cell_max, max_total
 from conftest import NOTEBOOKS, RELEASE, ROOT, SOURCE
 
 

@@ -9,7 +9,7 @@ from autograder.course.view import read_course
 from autograder.intake import intake_submission
 from autograder.course.notebooks import handout
 from autograder.outputs.autograded import as_list, as_text, autograded_notebook
-from autograder.records import INTERNAL, CheckResult, Record
+from autograder.records import INTERNAL, CheckResult, Finding, Record
 from autograder.samples.synthetic import write_submission
 from batch_helpers import make_class
 from conftest import RELEASE, ROOT, SOURCE
@@ -23,7 +23,8 @@ def _record(flags=None, needs_review=False, internal=False) -> Record:
               CheckResult("ex1_softmax", "any_axis", "correctness", 0, 1, False, "use axis", details=details),
               CheckResult("ex1_attention", "shapes", "correctness", 1, 1, True, "ok"),
               CheckResult("ex2_mask", "values", "masking", 0, 2, False, "mask the future")]
-    return Record("ada", checks, needs_review=needs_review, flags=flags or {})
+    findings = [Finding(why, nb) for nb, reasons in (flags or {}).items() for why in reasons]
+    return Record("ada", checks, needs_review=needs_review, findings=findings)
 
 
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "``` <img src=x onerror=alert(1)>\n```",
@@ -46,7 +47,8 @@ def test_review_reasons_belong_to_their_notebook():
     assert internal.needs_review and internal.review_reasons("ex1_attention") == [INTERNAL]
     assert internal.review_reasons("ex2_causal_mask") == []
     assert _record({"": ["x"]}).review_reasons("ex1_attention") == []          # not flagged: nothing to say
-    legacy = Record.from_dict({**_record().to_dict(), "flags": {}, "needs_review": True, "integrity": ["old"]})
+    written = {k: v for k, v in _record().to_dict().items() if k not in ("findings", "integrity")}
+    legacy = Record.from_dict({**written, "needs_review": True, "integrity": ["old"]})
     assert legacy.review_reasons("ex1_attention") == ["old"]                    # written before flags were kept
 
 

@@ -18,10 +18,10 @@ from autograder.outputs.autograded import autograded_notebook, make_inert
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.nbfeedback import notebook_html
 from autograder.outputs.report import report_html
-from autograder.records import CheckResult, Record
+from autograder.records import CheckResult, Finding, Record
 from autograder.run.autograde import fill_grade_cells
 from conftest import ROOT
-from inert_pages import MARKS, PAYLOADS, assert_inert
+from inert_pages import PAYLOADS, assert_inert
 from test_inert_renderers import A, NB, _exporters
 
 
@@ -31,8 +31,7 @@ def _record(payload: str) -> Record:
                           f"your function raised ValueError: {payload} (use the max: subtract it first)"),
               CheckResult("ex1_attention", "weights_shape", "correctness", 1, 1, True, "ok")]
     return Record("ada", tuple(checks), assignment=A, needs_review=True,
-                  integrity=(f"the file {payload}.ipynb could not be read",),
-                  flags={"": [f"the file {payload}.ipynb could not be read"]})
+                  findings=(Finding(f"the file {payload}.ipynb could not be read"),))
 
 
 def _with_student_cells(nb: dict, payload: str) -> dict:

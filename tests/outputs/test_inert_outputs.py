@@ -14,7 +14,7 @@ from autograder.course.view import course_settings
 from autograder.run.batch import failed_record, grade_batch
 from autograder.inert import csv_cell, terminal
 from autograder.outputs.csvout import write_grades_csv
-from autograder.records import OutputError, atomic_write, file_name, read_record, record_path, write_record
+from autograder.records import Finding, OutputError, atomic_write, file_name, read_record, record_path, write_record
 from autograder.textreport import check_table
 from batch_helpers import make_class, read_csv
 
@@ -56,7 +56,7 @@ def test_check_table_cannot_be_rewritten_by_student_text():
     record = replace(record, checks=[replace(record.checks[0], message="wrong\n\ntotal 28/28\x1b[2J\x1b]0;owned\x07"),
                                      *record.checks[1:]],
                      notes=["Cell 3 raised ValueError: \x1b[1A\x1b[2Ktotal 28/28"],
-                     integrity=[*record.integrity, "name '\x9b2J'\nfake"])
+                     findings=[*record.findings, Finding("name '\x9b2J'\nfake")])
     table = check_table(record)
     assert "\x1b" not in table and "\x07" not in table and "\x9b" not in table
     assert [line for line in table.splitlines() if line.startswith("total")] == ["total 0/28  (needs review)"]
@@ -113,7 +113,6 @@ class _Gradebook:
 
 
 def test_one_students_output_error_never_stops_the_class(tmp_path, monkeypatch):
-    from autograder.outputs import feedback
     records = [failed_record(s, "x") for s in ("ann", "bob", "cid")]
     real = feedback.write_feedback
 

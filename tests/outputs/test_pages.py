@@ -7,7 +7,7 @@ from autograder.outputs.advice import deduplicated, sentences
 from autograder.outputs.classstats import failure_rates, undiagnosed
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import report_html
-from autograder.records import CheckResult, Record
+from autograder.records import CheckResult, Finding, Record
 
 CAUSE = "It looks like the mask is applied after the softmax, so rows no longer sum to 1; add the mask first."
 
@@ -145,9 +145,10 @@ DAMAGE = "ex3_memory.ipynb is missing; nothing in it was graded."
 
 def _suspected(**kw):
     return Record("ann", [_check("ex2_mask", "values", 2, True), _check("ex3_memory", "exact", 1, False)],
-                  needs_review=True, integrity=[SUSPECTED, DAMAGE], suspicions=[SUSPECTED],
-                  flags={"": [], "ex2_causal_mask": [SUSPECTED], "ex3_memory": [DAMAGE]},
-                  review=["ex2_causal_mask.ipynb: the same notebook as classmate(s) 'zed-the-twin'."], **kw)
+                  needs_review=True, findings=[
+                      Finding(SUSPECTED, "ex2_causal_mask",
+                              "ex2_causal_mask.ipynb: the same notebook as classmate(s) 'zed-the-twin'.", accuses=True),
+                      Finding(DAMAGE, "ex3_memory")], **kw)
 
 
 def _student_pages(record) -> dict[str, str]:
@@ -168,15 +169,15 @@ def test_what_the_grader_suspects_reaches_the_instructor_never_the_student():
     import json
     from autograder.textreport import check_table
     record = _suspected()
-    assert Record.from_json(json.dumps(record.to_dict())).suspicions == record.suspicions
+    assert Record.from_json(json.dumps(record.to_dict())).findings == record.findings
     for name, page in _student_pages(record).items():
         assert "same notebook as" not in page and "zed-the-twin" not in page and "Integrity" not in page, name
         assert "awaits review" in page, name
     pages = _student_pages(record)
     assert "ex3_memory.ipynb is missing" in pages["ex3_memory"] and "is missing" not in pages["ex2_causal_mask"]
     report = report_html([record], "ch04_attention")
-    assert "zed-the-twin" in report and "the same notebook as a classmate" in report
-    assert "the same notebook as a classmate" in check_table(record)          # `check`, the instructor's terminal
+    assert "zed-the-twin" in report and "the same notebook as classmate(s)" in report    # the private line
+    assert "the same notebook as classmate(s) 'zed-the-twin'" in check_table(record)   # `check`, the instructor's
 
 
 def test_the_report_names_each_copied_notebook_once_and_each_check_in_words():
@@ -194,12 +195,11 @@ def test_the_report_names_each_copied_notebook_once_and_each_check_in_words():
             intake.damage(f"Integrity: {nb}.ipynb is the same notebook as a classmate's; both must be reviewed.",
                           f"{nb}.ipynb: the same notebook as classmate(s) '{other}'.", suspicion=True)
         twins.append(Record(me, [_check("ex1_attention", "weights_and_output_match", 2, False, "off")],
-                            needs_review=True, integrity=intake.problems, review=intake.private,
-                            named=intake.named, suspicions=intake.suspicions))
+                            needs_review=True, findings=intake.findings))
     html = report_html(twins, "ch04_attention")
     rows = re.findall(r"<tr><td><a[^>]*>(\w+)</a></td><td>[^<]*</td><td>(.*?)</td></tr>", html)
     assert [s for s, _ in rows] == ["ann", "bob"]
-    for student, why in rows:
+    for _student, why in rows:
         assert why.count("ex1_attention.ipynb") == why.count("ex2_causal_mask.ipynb") == 1, why
     assert check_table(twins[0]).count("ex1_attention.ipynb") == 1          # `check`'s terminal too
     chart = ET.fromstring("<svg" + html.split("<svg")[2].split("</svg>")[0] + "</svg>")

@@ -73,7 +73,6 @@ def test_an_answer_reads_back_as_it_was_written():
 
 
 # --- intake's integrity events ------------------------------------------------------------------
-from pathlib import Path  # noqa: E402
 from types import SimpleNamespace  # noqa: E402
 
 from autograder.intake import integrity, submission  # noqa: E402
@@ -81,14 +80,15 @@ from autograder.intake.files import Link  # noqa: E402
 from autograder.intake.model import Intake, IntegrityEvent  # noqa: E402
 from autograder.intake.names import Found  # noqa: E402
 from autograder.intake.take import Taken  # noqa: E402
+from autograder.records import Finding  # noqa: E402
 
 
 def test_an_integrity_event_lands_in_the_intake_as_its_fields_say():
     intake = Intake()
     intake.flag(IntegrityEvent("copied", "from bob", withholds=True))
     intake.flag(IntegrityEvent("odd", suspicion=False))
-    assert intake.problems == ["copied", "odd"] and intake.suspicions == ["copied"]      # only a suspicion accuses
-    assert intake.private == ["from bob"] and intake.named == {"copied": "from bob"} and intake.needs_review
+    assert intake.findings == [Finding("copied", private="from bob", accuses=True), Finding("odd")]   # only a
+    assert intake.problems == ["copied", "odd"] and intake.needs_review                    # suspicion accuses
 
 
 @pytest.mark.parametrize("withholds", [True, False])
@@ -97,7 +97,7 @@ def test_whether_a_copied_notebook_is_graded_is_the_events_withholds(monkeypatch
     monkeypatch.setattr(submission, "copy_event", lambda st, what, ctx: event)
     intake = Intake()
     assert submission._readable(Found("ex1", "ex1.ipynb"), Taken(b"{}", object()), None, intake) is not withholds
-    assert intake.suspicions == [event.message] and intake.private == [event.private]
+    assert intake.findings == [Finding(event.message, private=event.private, accuses=True)]
 
 
 def test_each_integrity_check_returns_one_event_type(tmp_path):
@@ -189,3 +189,36 @@ def test_a_cell_re_weighted_to_points_its_weights_do_not_divide_sums_to_its_poin
     assert record.cells["ex2_causal"].earned == record.cells["ex2_causal"].max == 8
     assert record.total == record.max_total == 8 and record.notebooks["ex2_causal_mask"].earned == 8
     assert sum(s.earned for s in record.categories.values()) == 8
+# --- a record's findings ------------------------------------------------------------------------
+from autograder.records import Record  # noqa: E402
+
+FINDINGS = [Finding("ex3_memory.ipynb is missing.", "ex3_memory"),
+            Finding("Integrity: ex1_attention.ipynb is the same notebook as a classmate's.", "ex1_attention",
+                    "ex1_attention.ipynb: the same notebook as classmate(s) 'b\u202eob'.", accuses=True),
+            Finding("The submission folder could not be listed (Permission denied); nothing was graded.")]
+
+
+@pytest.mark.parametrize("finding", FINDINGS, ids=["damage", "suspicion", "whole submission"])
+def test_a_finding_reads_back_as_it_was_written(finding):
+    line = json.dumps(finding.to_dict(), ensure_ascii=True, allow_nan=False)
+    assert Finding.from_dict(json.loads(line)) == finding
+    assert list(finding.to_dict()) == ["message", "notebook", "private", "accuses"]
+
+
+def test_a_records_findings_read_back_as_they_were_written():
+    record = Record("ada", (), assignment="ch04_attention", needs_review=True, findings=FINDINGS)
+    again = Record.from_json(record.to_json())
+    assert again == record and again.findings == tuple(FINDINGS)
+    assert json.loads(record.to_json())["integrity"] == [f.message for f in FINDINGS]     # for a reader, derived
+
+
+def test_a_damaged_finding_is_refused_and_its_record_is_not_read(tmp_path):
+    from autograder.records import load_record, record_path
+    with pytest.raises(TypeError, match="are texts"):
+        Finding.from_dict({"message": ["not", "a", "text"], "accuses": True})
+    assert Finding.from_dict({"message": "m", "accuses": "yes"}).accuses is False        # only true accuses
+    data = json.loads(Record("ada", (), findings=FINDINGS).to_json())
+    data["findings"][1]["private"] = 5
+    record_path(tmp_path, "ada").parent.mkdir()
+    record_path(tmp_path, "ada").write_text(json.dumps(data))
+    assert load_record(tmp_path, "ada") is None                   # regraded, as any record that cannot be read

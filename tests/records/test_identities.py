@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import autograder.outputs.write as outputs
 import autograder.records.files as records_module
 from autograder.inert import hidden, looks_like, shown, shown_id, terminal, told_apart, visible
-from autograder.records import (OutputError, check_record_names, file_name, read_record, record_path,
+from autograder.records import (Finding, OutputError, check_record_names, file_name, read_record, record_path,
                                 write_record)
 from autograder.course.view import course_settings
 from autograder.run.batch import failed_record
@@ -215,7 +215,7 @@ def _note_surfaces(tmp_path, monkeypatch, classmate: str) -> dict[str, str]:
     link = Link(course / "submitted" / "kim" / "a", "ex1.ipynb", f"../../{classmate}/a/ex1.ipynb")
     event = link_event(link, "ex1.ipynb", Context(course, "a", "kim", None))
     told, private = event.message, event.private
-    record = replace(failed_record("kim", told), review=(private,))
+    record = replace(failed_record("kim", told), findings=(Finding(told, "ex1", private, event.suspicion),))
     delivery = [f"{shown('kim')}: {deliverable({'kim': b'x', classmate: b'x'})['kim']}"]
     monkeypatch.setattr(inbound, "account_uid", lambda name: 4242 if name == "kim" else None)
     monkeypatch.setattr(inbound.pwd, "getpwuid", lambda uid: SimpleNamespace(pw_name=classmate))

@@ -8,9 +8,9 @@ import pytest
 
 from autograder import __main__ as cli
 from autograder.run.batch import failed_record, grade_batch
-from autograder.grading.fingerprint import fingerprint, points_disagreements
+from autograder.grading.fingerprint import points_disagreements
 from autograder.outputs.csvout import write_grades_csv
-from autograder.records import INTERNAL, CheckResult, OutputError, Record, read_record, write_record
+from autograder.records import INTERNAL, CheckResult, Finding, OutputError, Record, read_record, write_record
 from autograder.grading.rubric import RUBRIC, Item, max_total
 from batch_helpers import make_class, read_csv
 from conftest import ROOT, SOURCE
@@ -40,7 +40,7 @@ def test_totals_come_from_the_checks():
 
 
 def test_json_round_trip_and_stored_totals_are_not_trusted():
-    record = _record(notes=["n"], integrity=["i"], needs_review=True)
+    record = _record(notes=["n"], findings=[Finding("i", "ex1_attention", "private", True)], needs_review=True)
     data = json.loads(record.to_json())
     assert data["total"] == 3 and data["max_total"] == 6 and data["cells"]["ex1_softmax"]["max"] == 3
     assert Record.from_json(record.to_json()) == record

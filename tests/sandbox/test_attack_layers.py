@@ -2,7 +2,6 @@
 of docs/reference/sandbox-layers.md (test_adversarial.py checks that it is stopped)."""
 import importlib
 import pkgutil
-from pathlib import Path
 
 import pytest
 

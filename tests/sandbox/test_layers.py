@@ -123,7 +123,7 @@ def test_closed_ancestor_is_the_highest_folder_others_cannot_enter():
 def test_a_worker_reports_every_layer_it_applied(server):
     handle = WorkerHandle(server, Limits())
     try:
-        reply = handle.run_cell(
+        handle.run_cell(
             "import os\nprint(os.getpid(), os.getuid(), os.getcwd(), sorted(os.listdir('/dev/shm')))", 20)
         out, _ = handle.request({"op": "output"}, 5)
     finally:

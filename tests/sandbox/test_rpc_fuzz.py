@@ -63,7 +63,7 @@ def test_forged_truncated_and_nested_frames(header, depth, plen, payload, cut, r
     frame = _frame(rid, head, plen, payload)
     frames, outcome = _read_all(frame[: len(frame) - cut] if cut % 2 else frame)
     assert isinstance(outcome, READER_ERRORS)
-    for got_rid, got_header, got_payload in frames:     # whatever was accepted is within the bounds
+    for _got_rid, got_header, got_payload in frames:     # whatever was accepted is within the bounds
         assert isinstance(got_header, dict) and rpc.json_depth(json.dumps(got_header).encode()) <= rpc.MAX_DEPTH
         assert len(got_payload) <= rpc.MAX_PAYLOAD
 

@@ -3,7 +3,6 @@ import importlib
 import os
 import pkgutil
 import socket
-import threading
 from pathlib import Path
 
 import pytest

@@ -3,7 +3,6 @@ gradebook read without writing, publishing, and the service's rules with a stand
 import json
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
@@ -14,7 +13,7 @@ from autograder.course.view import read_course
 from autograder.run.job import Graded, failed, failed_record, folder_digest
 from autograder.watch.config import DEFAULT_ROOT, watch_settings
 from autograder.watch.duedate import DueDates
-from autograder.watch.inbound import Problem, Ready, Waiting, examine, parse_name
+from autograder.watch.inbound import Ready, Waiting, examine, parse_name
 from autograder.journal.events import parse_event
 from autograder.journal.log import Journal, read_events
 from autograder.watch.limits import Limit, next_check, parse_limit

@@ -121,7 +121,7 @@ def test_feedback_reaches_its_owner_only(tmp_path):
         record = read_record(out, student, A)
         assert record.needs_review and any("submission_secret.txt is the same as a classmate" in p
                                            for p in record.integrity)
-        assert any(f"'{other}'" in line for line in record.review) and not any(other in p for p in record.integrity)
+        assert any(f"'{other}'" in line for line in record.for_instructor) and not any(other in p for p in record.integrity)
     assert any("submission_secret.txt is a link" in p for p in read_record(out, "eve", A).integrity)
     assert result.errors == []
     kept = {s for s in pages if (course / "autograded" / s / A / "submission_secret.txt").exists()}

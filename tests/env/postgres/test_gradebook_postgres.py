@@ -1,9 +1,7 @@
 """The gradebook on a real PostgreSQL server (the ``postgres`` fixture): the run lock, grading and
 resuming, nbgrader's own export and formgrader on the same database, due dates for watch."""
-import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -110,7 +108,7 @@ def test_watch_reads_due_dates_and_extensions_from_postgres(postgres, tmp_path):
         gb.update_or_create_assignment("ch04_attention", duedate=datetime(2026, 12, 1, 12))
         gb.update_or_create_student("ada")
         gb.update_or_create_student("bob")
-        gb.add_submission("ch04_attention", "bob", extension=None).duedate
+        gb.add_submission("ch04_attention", "bob", extension=None)
         submission = gb.find_submission("ch04_attention", "bob")
         submission.extension = datetime(2026, 12, 2, 12) - datetime(2026, 12, 1, 12)
         gb.db.commit()
