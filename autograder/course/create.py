@@ -198,7 +198,7 @@ def next_steps(course: Path, assignment: str = CHAPTER) -> str:
         "PATH to make a new gradebook",
         f"  # add c.Exchange.root = \"/srv/nbgrader/exchange\" to {CONFIG}; students need the same root and",
         "  # course id in a config they read (e.g. /etc/jupyter/nbgrader_config.py), or fetch_assignment fails;",
-        f"  # a gradebook on PostgreSQL: set c.CourseDirectory.db_url = \"postgresql://...\" there now",
+        "  # a gradebook on PostgreSQL: set c.CourseDirectory.db_url = \"postgresql://...\" there now",
         f"  {nb} generate_assignment {assignment} --force   # records the assignment in gradebook.db",
         f"  {nb} release_assignment {assignment}           # or hand out release/{assignment}/*.ipynb",
         f"  {me} watch --course .                # optional: feedback on each submission",

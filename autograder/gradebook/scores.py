@@ -102,8 +102,8 @@ def write_scores(gb, assignment: str, scores, late: LatePenalties, ours=lambda: 
         raise Gone("it sent no scores")
     answer: dict = {s: Answer(refused=why) for s, why in refused.items()}
     for names in _chunks(list(dict.fromkeys(students))):
-        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s, differed.get(s))  # noqa: B023
-                                                     for s in names}), read_only=True)  # (runs in this iteration)
+        short_transaction(gb, lambda: answer.update({s: _answer(gb, assignment, s, differed.get(s))
+                                                     for s in names}), read_only=True)  # noqa: B023 - runs now
     return answer
 
 

@@ -107,7 +107,7 @@ def _resolved(student, outcomes: list) -> list[Outcome]:
         return outcomes
     store = FollowUps(student)
     wanted: dict[str, list[list[Question]]] = {}
-    for k, p in pending.items():
+    for p in pending.values():
         try:
             wanted.setdefault(p.function, []).extend(p.questions())
         except Exception:  # noqa: BLE001 - its questions are then asked as the diagnosis reaches them

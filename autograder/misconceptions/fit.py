@@ -279,7 +279,7 @@ def _own(entry, args: tuple, value) -> bool:
 
 
 def _entry(function: str, wrong: dict):
-    from . import tiers
+    from .tiered import tiers
     for tier in tiers(function):
         for entry in tier:
             knobs = {k: v for k, v in entry.knobs.items() if k != "peak"}

@@ -110,7 +110,7 @@ class Record:
     @cached_property
     def auto_cells(self) -> dict[str, CellScore]:
         """grade_id -> earned (by the checks) and maximum of that cell, in the order the checks ran."""
-        sums: dict[str, list] = {}
+        sums: dict[str, list[Any]] = {}
         for c in self.checks:                     # summed whole, rounded once: a rounding per check drifted
             cell = sums.setdefault(c.grade_id, [c.notebook, 0.0, 0.0])     # (8 points over weights 2,1,1,1,1: 7.999999)
             cell[1] += c.points

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import solutions
-from autograder.assignment import FUNCTIONS, notebook_of
+from autograder.assignment import notebook_of
 from autograder.grading.asking import Question, ask
 from autograder.grading.namespace import run_cell
 from autograder.grading.rubric import RUBRIC

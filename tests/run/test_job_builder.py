@@ -48,8 +48,13 @@ def test_every_door_builds_the_same_job(tmp_path, monkeypatch):
     [autograded] = _door_jobs(course, monkeypatch)
     want = {"student": STUDENT, "folder": folder, "limits": Limits(), "autograded": None, "visible": False,
             "course": (course.resolve(), A)}
-    for job in (graded, checked, watched, autograded):
+    for job in (graded, checked, watched):
         assert {k: v for k, v in _shape(job).items() if k in want} == want
+    # nbgrader's door writes its autograded notebooks in a folder of its own (nbgrader writes the student's),
+    # from which it takes those of a renamed notebook: the one field that differs, and only there.
+    assert {k: v for k, v in _shape(autograded).items() if k in want and k != "autograded"} == \
+        {k: v for k, v in want.items() if k != "autograded"}
+    assert autograded.autograded.name == "autograded" and autograded.autograded.parent.name.startswith("autograder-door-")
     assert graded.snapshot and autograded.snapshot and checked.snapshot is None     # a run's token: the class
     assert watched.key == "entry-1" and graded.key == checked.key == autograded.key == ""   # read once per run
 
