@@ -20,7 +20,8 @@ from autograder.misconceptions import COMPOUND
 from fixtures.impl import correct_plain
 
 KINDS = corpora.LABELS                          # the labels that are not a diagnosis
-PARTS = {"development": "diagnosis", "heldout": "diagnosis_heldout"}   # part -> package under tests/fixtures
+PARTS = {"development": "diagnosis", "heldout": "diagnosis_heldout",   # part -> package under tests/fixtures
+         "fresh": "diagnosis_fresh"}     # a fresh class for one final measurement: only ever run
 
 
 @dataclass(frozen=True)
