@@ -8,6 +8,7 @@ compared to 1e-2, what float16 can hold: right float16 code gets full marks too.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -27,10 +28,25 @@ def tolerance(*values) -> tuple[float, float]:
     return (HALF_TOL, HALF_TOL) if half else (RTOL, ATOL)
 
 
+def allclose(a, b, rtol: float, atol: float, equal_nan: bool = False) -> bool:
+    """``bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))``, the same element test in the same
+    ufuncs, without numpy's argument handling (which costs three times the test on the grader's small arrays) when
+    ``a`` is a real ndarray and ``b`` a float one, and ``rtol``, ``atol`` finite Python floats; else numpy's own."""
+    if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype.kind in "biuf"
+            and b.dtype.kind == "f" and type(rtol) is float and type(atol) is float
+            and math.isfinite(rtol) and math.isfinite(atol)):
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    with np.errstate(invalid="ignore"):                 # as np.isclose: inf - inf, NaN compared
+        result = np.less_equal(abs(a - b), atol + rtol * abs(b)) & np.isfinite(b) | (a == b)
+        if equal_nan:
+            result |= np.isnan(a) & np.isnan(b)
+    return bool(result.all())
+
+
 def close(got: np.ndarray, expected: np.ndarray) -> bool:
     rtol, atol = tolerance(got, expected)
     got, expected = np.asarray(got), np.asarray(expected)
-    return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=rtol, atol=atol))
+    return got.shape == expected.shape and allclose(got, expected, rtol, atol)
 
 
 def same_values(got, expected) -> bool:
@@ -46,4 +62,4 @@ def same_values(got, expected) -> bool:
         return False
     if got.shape != expected.shape:
         return False
-    return bool(np.allclose(got, expected, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return allclose(got, expected, RTOL, ATOL, equal_nan=True)

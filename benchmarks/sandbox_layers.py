@@ -192,16 +192,31 @@ def in_process(namespaces: dict, notebook: str, seed: int) -> tuple:
 
 
 def reference_namespaces(intake) -> dict:
+    """notebook -> the namespace its cells define (the instructor's own solutions), each exercise function
+    ``timed``. A line magic (``%matplotlib inline``, the first cell's first line) is dropped, as the worker makes
+    it a no-op: exec'd as it is, the cell is a SyntaxError and ``import numpy as np`` never runs."""
     spaces = {}
     for notebook in NOTEBOOKS:
         ns: dict = {}
         for cell in (c for c in intake.cells if c.notebook == notebook):
+            source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%"))
             try:
-                exec(cell.source, ns)        # noqa: S102 - the instructor's own solutions
+                exec(source, ns)        # noqa: S102 - the instructor's own solutions
             except Exception:  # noqa: BLE001 - a plotting or demo cell
                 pass
         spaces[notebook] = {k: timed(v) if callable(v) and k in FUNCTION_NAMES else v for k, v in ns.items()}
     return spaces
+
+
+def full_marks(spaces: dict, seed: int) -> None:
+    """Stops the script unless the in-process rubric gives the reference namespaces every point: timing a
+    rubric that fails (a function raising NameError on every call) measures the wrong work."""
+    with quiet():
+        lost = [f"{r.grade_id}.{r.check}: {r.message[:120]}" for nb in NOTEBOOKS for g in NOTEBOOKS[nb]
+                for r in run_cell(spaces[nb], g, seed=seed) if r.points < r.max_points]
+    if lost:
+        raise SystemExit(f"the reference solution does not get full marks in-process ({len(lost)} checks), so the "
+                         f"in-process figures would mean nothing; first: {lost[0]}")
 
 
 def main() -> None:
@@ -219,6 +234,7 @@ def main() -> None:
         intake = intake_submission(folder, read_course(ROOT, "ch04_attention"), "bench")
     cells = {nb: [c for c in intake.cells if c.notebook == nb] for nb in NOTEBOOKS}
     spaces = reference_namespaces(intake)
+    full_marks(spaces, seed)
     server = ForkServer()
     samples, inproc, empty = [], [], []
     try:

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from array_api_compat import array_namespace, is_array_api_obj
 
-from ._backend import as_arrays, broadcast_shape, check_attention_shapes
+from ._backend import as_arrays, broadcast_shape, check_attention_shapes, numpy_namespace
 from .masks import boolean_to_additive, causal_tile
 from .softmax import softmax
 
@@ -30,7 +31,8 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None):
 
 
 def _additive_mask(xp, mask, scores):
-    if not is_array_api_obj(mask) or array_namespace(mask) is not xp:
+    numpy_mask = type(mask) is np.ndarray and xp is numpy_namespace()      # array_namespace(mask) is xp then
+    if not numpy_mask and (not is_array_api_obj(mask) or array_namespace(mask) is not xp):
         mask = xp.asarray(mask)
     if broadcast_shape(tuple(mask.shape), tuple(scores.shape)) is None:
         raise ValueError(

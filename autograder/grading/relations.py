@@ -30,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..tolerance import tolerance
+from ..tolerance import allclose, tolerance
 
 ALPHA = 3.0              # V scaled by this
 SHIFT = 2.5              # the constant added to every score (before any scale: it is a column of Q)
@@ -50,7 +50,7 @@ def _same(a, b) -> bool:
     if a.shape != b.shape:
         return False
     with np.errstate(all="ignore"):
-        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+        return allclose(a, b, rtol, atol, equal_nan=True)
 
 
 # --- attention: answers are (output, weights), read as returned (``laid_out`` puts them the right way) --------

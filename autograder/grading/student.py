@@ -203,8 +203,8 @@ def to_array(value, what: str) -> np.ndarray:
         raise StudentError(f"{what} is a string; return a numeric numpy array")
     if isinstance(value, np.ndarray) and value.dtype == object:
         raise StudentError(f"{what} is an object array; return a numeric numpy array (float dtype)")
-    try:
-        arr = np.array(value, copy=True, subok=False)
+    try:        # a plain ndarray is copied once, by astype below (an answer is a fresh copy already)
+        arr = value if type(value) is np.ndarray else np.array(value, copy=True, subok=False)
     except Exception as exc:  # noqa: BLE001 - ragged lists and odd objects
         raise StudentError(_short(f"{what} is not a numeric array ({type(exc).__name__}: {exc})")) from None
     if arr.dtype.kind not in "biuf":

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tolerance import ATOL, RTOL
+from ..tolerance import ATOL, RTOL, allclose
 from .nan import where
 from .probes import seeded
 from .stages import Localisation
@@ -155,7 +155,7 @@ def _previous_call(args, probe) -> Localisation | None:
 
 
 def _same(a, b) -> bool:
-    return a.shape == b.shape and bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
+    return a.shape == b.shape and allclose(a, b, RTOL, ATOL, equal_nan=True)
 
 
 def _call(probe, args):

@@ -59,13 +59,26 @@ def plain(value, max_bytes: int) -> tuple[str, object]:
     """In-process, what the wire would carry of ``value``: ("ok", the value rebuilt from copies of its arrays,
     a string as the marker) or ("refused", why), the same verdicts and messages as ``encode_results`` and
     ``decode_many`` give a sandboxed call, without the bytes."""
-    arrays: list[np.ndarray] = []
+    arrays = _plain_arrays(value)
+    if arrays is not None and sum(a.nbytes for a in arrays) <= max_bytes:      # the common answer, read directly
+        copies = [np.array(a, copy=True) for a in arrays]
+        return "ok", copies[0] if type(value) is np.ndarray else tuple(copies)
+    arrays = []
     try:
         tree = _node(value, arrays, depth=0, count=[0])
         _check_size(arrays, max_bytes)
     except Refused as exc:
         return "refused", str(exc)
     return "ok", _rebuild(tree, [np.array(a, copy=True) for a in arrays], 0, [0])
+
+
+def _plain_arrays(value) -> list | None:
+    """The arrays of a plain ndarray or a tuple of at most four, each in a dtype the wire carries as it is (what
+    ``_node`` and ``_rebuild`` give back unchanged but copied), else None."""
+    items = [value] if type(value) is np.ndarray else value if type(value) is tuple and len(value) <= 4 else ()
+    if items and all(type(a) is np.ndarray and a.dtype.str in ALLOWED_DTYPES for a in items):
+        return list(items)
+    return None
 
 
 def _check_size(arrays: list, max_bytes: int) -> None:
