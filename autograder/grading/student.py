@@ -7,6 +7,7 @@ beyond plain numeric arrays, which are copied into fresh float64 ndarrays.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import linecache
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
 
 _raised = raised_error
 LATE_WORDS = "did not return "      # the worker's words for a call past its time (sandbox.worker._timed)
-GRADER = str(Path(__file__).resolve().parents[1])          # this package's folder: the grader's own code
+GRADER = str(Path(importlib.util.find_spec("autograder").origin).resolve().parent)   # the grader's own code
 
 
 def callers_of(frame) -> frozenset:
