@@ -300,7 +300,7 @@ def test_only_the_flagged_notebooks_page_says_it_awaits_review():
     from autograder.outputs.nbfeedback import notebook_html
     from autograder.watch.pages import feedback_page
     record = Record("ann", [_check("ex2_mask", "values", 2, True), _check("ex3_memory", "exact", 1, False)],
-                    needs_review=True, integrity=[DAMAGE], flags={"": [], "ex3_memory": [DAMAGE]})
+                    needs_review=True, findings=(Finding(DAMAGE, "ex3_memory"),))
     for notebook, waits in (("ex2_causal_mask", False), ("ex3_memory", True)):
         pages = [notebook_html(record, notebook, None),
                  *(feedback_page(record, notebook, show, 0.0) for show in ("full", "diagnosis"))]

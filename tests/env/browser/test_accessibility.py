@@ -13,7 +13,7 @@ from autograder.gradebook.lateness import Lateness
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.nbfeedback import notebook_html
 from autograder.outputs.report import report_html
-from autograder.records import CheckResult, Record
+from autograder.records import CheckResult, Finding, Record
 from autograder.watch.pages import closed_page, feedback_page, limit_page, unknown_notebook_page
 from autograder.watch.limits import Limit
 from browser_helpers import FLAGS, browser
@@ -33,9 +33,8 @@ def _record(student: str, wrong: bool) -> Record:
                           details={"student_weights": LEAKED, "expected_weights": WEIGHTS} if wrong else {}),
               CheckResult("ex3_memory", "exact", "memory", 1, 1, True, "ok")]
     return Record(student, checks, assignment="ch04_attention", needs_review=wrong,
-                  integrity=["ex3_memory.ipynb is missing; nothing in it was graded."] if wrong else [],
-                  flags={"": [], "ex3_memory": ["ex3_memory.ipynb is missing; nothing in it was graded."]} if wrong
-                  else {"": []}, output="print output\n")
+                  findings=(Finding("ex3_memory.ipynb is missing; nothing in it was graded.", "ex3_memory"),)
+                  if wrong else (), output="print output\n")
 
 
 def pages() -> dict[str, str]:
