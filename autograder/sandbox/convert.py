@@ -34,8 +34,8 @@ def encode_results(results: list, max_bytes: int, budget: tuple[int, int] | None
     arrays: list[np.ndarray] = []
     items = []
     for kind, value in results:
-        if kind == "error":
-            items.append({"ok": False, "error": value, "raised": True})
+        if kind in ("error", "refused"):             # raised by the student's code, or refused as it was read
+            items.append({"ok": False, "error": value, "raised": kind == "error"})
             continue
         start = len(arrays)
         try:
@@ -49,6 +49,26 @@ def encode_results(results: list, max_bytes: int, budget: tuple[int, int] | None
         items.append({"ok": True, "tree": tree})
     descs, payload = pack_arrays(arrays)
     return {"items": items, "arrays": descs}, payload
+
+
+class Screen:
+    """The worker's check of each answer as it is read, before the next call runs: refused there (its arrays
+    dropped) when ``encode_results`` would refuse it, so a batch of answers never holds more than the budget."""
+
+    def __init__(self, max_bytes: int, budget: tuple[int, int] | None):
+        self.max_bytes, self.budget, self.used = max_bytes, budget, 0
+
+    def __call__(self, value) -> tuple[str, object]:
+        arrays: list[np.ndarray] = []
+        try:
+            _node(value, arrays, depth=0, count=[0])
+            _check_size(arrays, self.max_bytes)
+            if self.budget is not None:
+                _check_budget(arrays, (self.budget[0] - self.used, self.budget[1]))
+        except Refused as exc:
+            return "refused", {"type": "Refused", "message": str(exc)}
+        self.used += _held(arrays)
+        return "ok", value
 
 
 def _held(arrays: list) -> int:

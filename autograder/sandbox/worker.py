@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from . import rpc
-from .convert import encode_results
+from .convert import Screen, encode_results
 from .origin import raised_in
 
 
@@ -107,10 +107,11 @@ class Worker:
             return {"ok": False, "error": {"type": "NameError", "message": f"{header.get('fn')} is not defined"}}, b""
         each = header.get("each")
         each = float(each) if type(each) in (int, float) and 0 < each < 3600 else None
-        results = list(_call_many_fn(fn, header.get("calls", []), payload, self.shell.user_ns, each))
         left, total = header.get("left"), header.get("of")       # what the grader still accepts from the notebook
-        reply, data = encode_results(results, self.max_result,
-                                     (left, total) if type(left) is int and type(total) is int else None)
+        budget = (left, total) if type(left) is int and type(total) is int else None
+        results = list(_call_many_fn(fn, header.get("calls", []), payload, self.shell.user_ns, each,
+                                     Screen(self.max_result, budget)))
+        reply, data = encode_results(results, self.max_result, budget)
         return {"ok": True, "many": reply}, data
 
 
@@ -125,7 +126,7 @@ def _late(signum, frame):
     raise Late()
 
 
-def _call_many_fn(fn, calls, payload, namespace, each: float | None = None) -> list:
+def _call_many_fn(fn, calls, payload, namespace, each: float | None = None, screen=None) -> list:
     """Each call's outcome, in order, each answer read (its arrays copied) right after its call, or with the
     next call not marked ``hold`` (a group of calls whose answers are read after the last of them: one array
     returned by every call shows as the last call's). A call marked ``echo`` is followed by its arguments as
@@ -133,7 +134,7 @@ def _call_many_fn(fn, calls, payload, namespace, each: float | None = None) -> l
     arrays, compared there); a call marked ``into`` (an earlier call's index) gets that call's argument arrays,
     the same objects, holding its own values (a cache keyed on ``id()`` sees an old key). With ``each``, a call
     that runs past that many seconds fails alone (``late``); after ``LATE_AT_MOST`` such calls the rest are not
-    asked."""
+    asked. ``screen`` (``convert.Screen``): each answer checked as it is read, refused there past a budget."""
     kept, out, held, late = [], [], [], 0
     if each is not None:
         signal.signal(signal.SIGALRM, _late)                  # the student's cells may have replaced it
@@ -153,9 +154,18 @@ def _call_many_fn(fn, calls, payload, namespace, each: float | None = None) -> l
             out.append(("ok", tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)))
         if call.get("hold") is not True:
             for i in held:
-                out[i] = (out[i][0], _snapshot(out[i][1])) if out[i][0] == "ok" else out[i]
+                out[i] = _read(out[i], screen)
             held = []
     return out
+
+
+def _read(outcome: tuple, screen) -> tuple:
+    """An answer as it is read: refused by ``screen`` (its arrays let go), else its arrays copied as they are now."""
+    if outcome[0] != "ok":
+        return outcome
+    if screen is not None:
+        outcome = screen(outcome[1])
+    return ("ok", _snapshot(outcome[1])) if outcome[0] == "ok" else outcome
 
 
 def _snapshot(value, depth: int = 0):

@@ -177,3 +177,19 @@ def test_one_result_is_capped_on_what_the_grader_holds_once_read():
     refused, taken = decode_many(reply, payload, 2)
     assert refused[0] == "refused" and "the result takes 8 MiB as the grader reads it" in refused[2]
     assert taken[0] == "ok" and taken[1].dtype == bool and taken[1].size == 1 << 17
+
+
+def test_a_batch_of_answers_is_screened_as_each_is_read_so_the_worker_never_holds_them_all():
+    """One round trip asks a function many questions (teaching's batches): each answer is checked against the
+    result cap and the notebook's budget as it is read, and a refused one is let go there. Before, the worker
+    kept every answer of the batch until it encoded the reply: 64 Mi int8 numbers an answer took a worker under
+    nbgrader's door past its memory limit ("the worker process ended") instead of being refused by its size."""
+    from autograder.sandbox.convert import Screen
+    from autograder.sandbox.worker import _call_many_fn
+    calls = [{"args": [], "kwargs": {}} for _ in range(6)]
+    big = _call_many_fn(lambda: np.ones(8 * MIB, dtype=np.int8), calls, b"", {}, None, Screen(32 * MIB, None))
+    assert [kind for kind, _ in big] == ["refused"] * 6          # 64 MiB each once read as float64
+    assert all("the result takes 64 MiB as the grader reads it" in said["message"] for _, said in big)
+    shared = _call_many_fn(lambda: np.ones(MIB), calls, b"", {}, None, Screen(64 * MIB, (20 * MIB, 256 * MIB)))
+    assert [kind for kind, _ in shared] == ["ok", "ok", "refused", "refused", "refused", "refused"]
+    assert TOO_MUCH in shared[2][1]["message"]                   # 8 MiB an answer: two fit in 20 MiB
