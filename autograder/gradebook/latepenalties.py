@@ -68,7 +68,7 @@ def load_assigner(course: Course):
         raise RuntimeError(f"{', '.join('c.' + n for n in unread)} in {course.root}/nbgrader_config.py is not a "
                            "plain value, so the grader cannot apply the course's late penalty as nbgrader "
                            "would; name the plugin as a string, e.g. 'late.SubMarks'")
-    plugins_from(course.root)
+    plugins_from(course.root, course.setting("AssignLatePenalties", "plugin_class", ""))
     try:
         assigner = AssignLatePenalties(config=Config(course.settings))
         assigner.init_plugin()
@@ -81,12 +81,20 @@ def load_assigner(course: Course):
     return assigner
 
 
-def plugins_from(root: Path) -> None:
+def plugins_from(root: Path, plugin: str = "") -> None:
     """The course folder first on ``sys.path``, where ``nbgrader autograde`` run in the course finds the plugin
     module (``late.py``): nbgrader puts only its working folder there, and formgrader runs in the instructor's
-    home on a Hub, so its Autograde button could not import ``late`` and failed for every student."""
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
+    home on a Hub, so its Autograde button could not import ``late`` and failed for every student. The module of
+    ``plugin`` (module.Class) loaded earlier from another folder (another course's ``late.py``, in a process
+    that graded that course) is forgotten, so this course's is imported, not that one's penalties."""
+    if str(root) in sys.path:
+        sys.path.remove(str(root))
+    sys.path.insert(0, str(root))
+    module = sys.modules.get(str(plugin).rpartition(".")[0]) if "." in str(plugin) else None
+    where = getattr(module, "__file__", None)
+    if where and Path(where).resolve().parent != Path(root).resolve():
+        del sys.modules[module.__name__]
+        importlib.invalidate_caches()
 
 
 def _why(name, exc: Exception) -> str:

@@ -260,3 +260,20 @@ def test_a_score_below_the_maximum_never_reads_every_check_passes_bare():
         assert "Every automatic check passes; the score is below the maximum for 1 point off for lateness" in page
     graded = notebook_html(replace(record, manual={"ex1_attention": 0.5}), "ex1_attention", None)
     assert "Score: 0.5 / 1" in graded and "below the maximum for your grader&#x27;s score, below" in graded
+
+
+def test_a_process_that_graded_another_course_uses_this_courses_plugin(tmp_path):
+    """Two courses, each with its own late.py, in one process (formgrader's, or a test run): the second's
+    penalty is its own plugin's, not the module the first left loaded under the same name."""
+    other = tmp_path / "other"
+    other.mkdir()
+    lenient = PLUGIN.replace("return 100.0", "return 0.0")
+    with _gradebook(other, datetime(2026, 11, 2, 13, 30)) as gb:
+        assert LatePenalties(_course(other, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n",
+                                     lenient)).assign(gb, "hw", "ada")["penalties"] == {"one": 0.0, "two": 0.0}
+    course = tmp_path / "course"
+    course.mkdir()
+    with _gradebook(course, datetime(2026, 11, 2, 13, 30)) as gb:
+        late = LatePenalties(_course(course, "c.AssignLatePenalties.plugin_class = 'late.Harsh'\n")).assign(
+            gb, "hw", "ada")
+    assert late["penalties"] == {"one": 3.0, "two": 3.0}
