@@ -53,7 +53,7 @@ $(HUB_PROXY):
 # the suite waits on subprocesses, servers and sandboxed workers, so more workers than cores fill the cores.
 # Files start slowest first (tests/conftest.py's SLOWEST_FIRST; --no-loadscope-reorder keeps that order rather
 # than xdist's most-tests-first); the tests of the long files in its APART are handed out one by one.
-# docs/notes/suite.md has the measured times and how to run each tier.
+# docs/development/tests.md has the measured times and how to run each tier.
 # axe-core, the accessibility checker tests/env/browser/test_accessibility.py runs in Chromium on every page we
 # write, from the npm registry into .axe-core/ (git ignores it). Without npm that test fails and says so.
 AXE_VERSION ?= 4.11.0

@@ -362,7 +362,7 @@ def _export_parser(sub) -> None:
 
 def _lti_parser(sub) -> None:
     """`lti`'s options."""
-    lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/notes/lti.md)")
+    lti = sub.add_parser("lti", help="grades into the LMS by LTI 1.3 (docs/how-to/lti.md)")
     lti_sub = lti.add_subparsers(dest="lti_command", required=True)
     sync = lti_sub.add_parser("sync", help="post the assignment's totals to the LMS (roster by NRPS, scores by AGS)")
     check_lti = lti_sub.add_parser("check", help="try the LTI registration: tokens, roster, columns (posts nothing)")

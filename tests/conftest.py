@@ -79,7 +79,7 @@ def pytest_collection_modifyitems(items):
 
 
 # The slowest files, slowest first (each one's CPU-seconds in a full run, its processes' included, measured in
-# a cpuacct cgroup per test process: docs/notes/suite.md says how to measure them again). Under pytest-xdist
+# a cpuacct cgroup per test process: docs/development/tests.md says how to measure them again). Under pytest-xdist
 # (`make test`: --dist loadfile --no-loadscope-reorder) a test process takes a whole file at a time, in this
 # order: the long files start at once, side by side, and the run ends on short ones. Every other file
 # follows in collection order.

@@ -91,7 +91,7 @@ class LmsClient:
             if missing:
                 raise LtiError("the LMS did not grant the tool " + "; ".join(f"{s} ({USES.get(s, 'needed')})"
                                for s in missing) + ": enable it in the tool's registration in the LMS (see "
-                               "docs/notes/lti.md), then run again")
+                               "docs/how-to/lti.md), then run again")
 
     def _call(self, scopes, url: str, action):
         """``action(connector)`` with a live token; after a 401, once more with a new token."""

@@ -50,7 +50,7 @@ def read_config(path, *, match: str | None = None) -> LtiConfig:
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise LtiConfigError(f"{path} is not a TOML file that can be read ({exc}): see docs/notes/lti.md") from None
+        raise LtiConfigError(f"{path} is not a TOML file that can be read ({exc}): see docs/how-to/lti.md") from None
     values = _values(path, data)
     key_path = (path.parent / values.pop("private_key")).absolute()
     key = read_owned(key_path, "tool's private key", MAX_CONFIG).decode("utf-8", "replace")
@@ -70,7 +70,7 @@ def _values(path: Path, data: dict) -> dict:
     missing = [name for name in REQUIRED if not data.get(name)]
     if missing:
         raise LtiConfigError(f"{path} lacks {', '.join(missing)}: copy them from the tool's registration in the "
-                             "LMS (see docs/notes/lti.md)")
+                             "LMS (see docs/how-to/lti.md)")
     bad = [name for name, value in data.items() if not isinstance(value, str)]
     if bad:
         raise LtiConfigError(f"{path}: {', '.join(bad)} must be quoted strings")
@@ -105,7 +105,7 @@ def _check_key(path: Path, pem: str) -> None:
         key = JWK.from_pem(pem.encode("utf-8"))
     except (ValueError, TypeError) as exc:
         raise LtiConfigError(f"{path} is not a PEM private key ({exc}): make one with openssl genpkey "
-                             "-algorithm RSA -pkeyopt rsa_keygen_bits:2048 (see docs/notes/lti.md)") from None
+                             "-algorithm RSA -pkeyopt rsa_keygen_bits:2048 (see docs/how-to/lti.md)") from None
     if not key.has_private or key.get("kty") != "RSA":
         raise LtiConfigError(f"{path} holds no RSA private key (LTI signs with RS256): give the tool's private key")
 
@@ -115,7 +115,7 @@ def read_owned(path: Path, what: str, limit: int) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise LtiConfigError(f"no {what} at {path}: write it as docs/notes/lti.md shows (chmod 600)") from None
+        raise LtiConfigError(f"no {what} at {path}: write it as docs/how-to/lti.md shows (chmod 600)") from None
     except OSError as exc:
         why = "is a symbolic link" if os.path.islink(path) else f"cannot be opened ({exc.strerror})"
         raise LtiConfigError(f"refused: the {what} {path} {why}: give the file itself, yours, mode 600") from None

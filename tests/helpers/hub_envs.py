@@ -1,4 +1,4 @@
-"""The two Python environments of the documented Hub (docs/notes/deploy.md), built offline for the Hub tests.
+"""The two Python environments of the documented Hub (docs/how-to/jupyterhub.md), built offline for the Hub tests.
 
 - the students' (``/opt/student`` in the docs): what their servers need, JupyterHub's single-user server,
   JupyterLab, nbgrader's Assignment List, numpy, matplotlib and ipywidgets, and nothing of this package: no

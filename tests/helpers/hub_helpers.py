@@ -1,6 +1,6 @@
 """A real JupyterHub on 127.0.0.1 for the tests: PAM logins for real accounts, a local process spawner (each
 user's server runs as that account), nbgrader's exchange as its JupyterHub documentation sets it up, and
-`watch` as a managed service of the Hub, run as the instructor. The layout of docs/notes/deploy.md: students'
+`watch` as a managed service of the Hub, run as the instructor. The layout of docs/how-to/jupyterhub.md: students'
 servers run from the students' environment (no grader package in it), the instructor's server and `watch`
 from the grader's, which only the instructor's group can read (hub_envs.py builds both).
 

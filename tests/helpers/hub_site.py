@@ -1,4 +1,4 @@
-"""The course on a real JupyterHub, set up as docs/notes/deploy.md sets it up, for tests/env/hub/test_jupyterhub.py
+"""The course on a real JupyterHub, set up as docs/how-to/jupyterhub.md sets it up, for tests/env/hub/test_jupyterhub.py
 and benchmarks/hub_rush.py: accounts with passwords, homes that classmates cannot read, the students' environment
 (without this package) and the grader's (this package's wheel, readable by the instructor's group only), nbgrader's
 exchange in a shared folder (1777, as /tmp), a system-wide nbgrader_config.py under a temporary prefix that every

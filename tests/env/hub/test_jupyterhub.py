@@ -4,7 +4,7 @@ Real Linux accounts (an instructor, four students) log in with their passwords t
 page (PAM, the Hub's default authenticator, against passwords set by chpasswd: no test double decides
 who may log in); LocalProcessSpawner starts each server as its account, a student's from the students'
 environment (no grader package in it), the instructor's from the grader's (readable by the instructor's
-group only), as docs/notes/deploy.md lays them out; nbgrader's exchange is a shared 1777 folder and every
+group only), as docs/how-to/jupyterhub.md lays them out; nbgrader's exchange is a shared 1777 folder and every
 server reads a system-wide nbgrader_config.py; `watch` is a managed service of the Hub, run as the
 instructor from the grader's environment. Headless Chromium (Debian's) does what students and the
 instructor do.
@@ -179,7 +179,7 @@ def test_a_students_server_can_read_no_solution_nor_hidden_test(site, pages):
 def test_doctor_in_the_instructors_server_shows_every_layer_grading_gets_here(site, pages):
     """Issue 38, item 5: `doctor`, run where grading runs (the instructor's account, the grader's environment),
     names every layer with what a worker started there got, and what each missing one costs. Its output is kept
-    in test-artifacts/jupyterhub/doctor.txt (docs/notes/deploy.md quotes it)."""
+    in test-artifacts/jupyterhub/doctor.txt (docs/how-to/jupyterhub.md quotes it)."""
     from autograder.sandbox.status import SANDBOX_LAYERS
     site_, _, hub = site
     out = shell_in_server(hub, site_.instructor, ["python", "-m", "autograder", "doctor"])
