@@ -18,8 +18,8 @@ from ..sandbox.forkclient import ForkServer
 from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
 from ..sandbox.limits import Limits, Received
 from ..sandbox.rpc import MAX_PAYLOAD
-from ..grading.asking import reply_of
-from ..grading.student import StudentError, StudentRaised
+from ..grading.asking import Reply, reply_of
+from ..grading.student import StudentError, StudentRaised, missing_error
 from ..sandbox.worker import LATE_AT_MOST
 
 LATE = ("TimeoutError", "NotAsked")          # what the worker says of a call past its time (and those not asked)
@@ -181,7 +181,11 @@ class SandboxedStudent:
     def ask(self, name: str, questions: list) -> list:
         """The replies to a batch of questions (``grading.asking.Question``) of ``name`` in one round trip: each
         call may run ``call_seconds`` in the worker and fails alone past that (the worker then lives on, and the
-        submission is flagged for a person: a time limit may be this machine's, not the student's)."""
+        submission is flagged for a person: a time limit may be this machine's, not the student's). A function
+        the notebook does not define (or a notebook that never reached the grader) is said so, nothing asked."""
+        missing = missing_error(self, name, self.get(name))
+        if missing is not None:
+            return [Reply(error=missing) for _ in questions]
         calls = [(q.args, dict(q.kwargs), {"echo": q.echo, "hold": q.hold, **({} if q.into is None else {"into": q.into})})
                  for q in questions]
         outcomes = self._calls(name, calls, each=self.limits.call_seconds, raw=True)

@@ -107,8 +107,8 @@ def test_a_typo_in_the_students_own_name_keeps_pythons_message():
         return np.exp(x - mx)                                          # noqa: F821 - the student's typo
     record = autograder.grade_namespace({"softmax": softmax}, "s")
     said = messages(record, "ex1_softmax")
-    assert said and all(m.startswith("`softmax` raised NameError: name 'mx' is not defined. Called with x of shape")
-                        for m in said), said
+    assert said and all(m.startswith("`softmax` raised NameError: name 'mx' is not defined")   # (which inputs)
+                        and ". Called with x of shape" in m for m in said), said
 
 
 def test_other_errors_keep_their_own_message():
@@ -116,7 +116,8 @@ def test_other_errors_keep_their_own_message():
         raise ValueError("boom")
     record = autograder.grade_namespace({"softmax": softmax}, "s")
     said = messages(record, "ex1_softmax")
-    assert said and all(m.startswith("`softmax` raised ValueError: boom. Called with x of shape") for m in said), said
+    assert said and all(m.startswith("`softmax` raised ValueError: boom") and ". Called with x of shape" in m
+                        for m in said), said
 
 
 @pytest.fixture(scope="module")

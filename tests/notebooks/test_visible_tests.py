@@ -46,6 +46,8 @@ EXTRA_CAUGHT = {
 FIXTURE_MISSES: dict[tuple[str, str], str] = {
     **{("nothing_right_only_on_small_shapes", nb): "right by construction on every size up to 5, the visible "
        "tests' largest" for nb in ("ex1_attention", "ex2_causal_mask", "ex4_cross_attention")},
+    **{("nothing_detects_the_grader", nb): "gaming: right whenever the grader is not on the call stack, as when "
+       "the visible tests run" for nb in ("ex1_attention", "ex2_causal_mask", "ex4_cross_attention")},
     ("shapes_squeezed_for_one_query", "ex4_cross_attention"): "wrong only with one query (n_q = 1); the visible "
         "test has two",
     ("state_cached_on_q_only", "ex4_cross_attention"): "wrong only on a second call with the same Q; the visible "
@@ -204,7 +206,8 @@ def test_correct_fixtures_pass_and_mistakes_are_caught_somewhere():
     missed = {f for f in FIXTURES if f not in correct and not _expected_fixture(f)}
     assert missed == {f for f, _ in FIXTURE_MISSES}, "a mistake no visible test catches must be in FIXTURE_MISSES"
     assert missed == {"nothing_right_only_on_small_shapes", "shapes_squeezed_for_one_query", "state_cached_on_q_only",
-                      "state_returned_buffer_reused"}       # each right on every input the visible tests use
+                      "state_returned_buffer_reused",       # each right on every input the visible tests use
+                      "nothing_detects_the_grader"}         # and one right whenever the grader is not calling
 
 
 def _entries():
