@@ -80,7 +80,7 @@ def plain(value, max_bytes: int) -> tuple[str, object]:
     a string as the marker) or ("refused", why), the same verdicts and messages as ``encode_results`` and
     ``decode_many`` give a sandboxed call, without the bytes."""
     arrays = _plain_arrays(value)
-    if arrays is not None and sum(a.nbytes for a in arrays) <= max_bytes:      # the common answer, read directly
+    if arrays is not None and _held(arrays) <= max_bytes:       # the common answer, read directly
         copies = [np.array(a, copy=True) for a in arrays]
         return "ok", copies[0] if type(value) is np.ndarray else tuple(copies)
     arrays = []

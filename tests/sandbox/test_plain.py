@@ -60,3 +60,12 @@ def test_the_common_answer_takes_the_direct_path(monkeypatch):
     pair = (np.ones((2, 3)), np.ones((2, 2), dtype=np.float32))
     kind, got = plain(pair, MAX)
     assert kind == "ok" and len(got) == 2 and got[1].dtype == np.float32
+
+
+def test_the_direct_path_counts_what_the_grader_holds_not_the_bytes_returned():
+    """An int8 answer of 1000 numbers is 1000 bytes returned and 8000 held once read: past a 4000-byte cap it is
+    refused in-process as the sandbox refuses it (the direct path once counted 1000 bytes and kept it)."""
+    from autograder.sandbox.convert import plain
+    kind, said = plain(np.ones(1000, dtype=np.int8), 4000)
+    assert kind == "refused" and "as the grader reads it" in said
+    assert plain(np.ones(500, dtype=np.int8), 4000)[0] == "ok"
