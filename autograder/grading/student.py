@@ -39,9 +39,11 @@ class StudentRaised(Exception):
     """An exception raised by the student's function in another process: its type name and message,
     the student function it was raised in (``origin``) and, for a NameError, the missing name."""
 
-    def __init__(self, type_name: str, message: str, origin: str | None = None, missing: str | None = None):
+    def __init__(self, type_name: str, message: str, origin: str | None = None, missing: str | None = None,
+                 late: bool = False):
         super().__init__(message)
         self.type_name, self.origin, self.missing = type_name, origin, missing
+        self.late = late          # the worker ended the call at its time (or did not ask it): nothing was raised
 
 
 class NotebookFunctions:
@@ -81,9 +83,9 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
     if message is None and kind == "NotImplementedError" and not text:
         message = (f"`{name}`{where} is still the stub: it raises NotImplementedError. Replace "
                    "`raise NotImplementedError()` with your code and run the cell.")
-    elif message is None and kind == "TimeoutError" and text.startswith(LATE_WORDS):   # the worker's, not raised
+    elif message is None and getattr(exc, "late", False) and text.startswith(LATE_WORDS):   # the worker's flag
         message = f"`{name}` did not return: no answer {text[len(LATE_WORDS):]}"
-    elif message is None and kind == "NotAsked":
+    elif message is None and getattr(exc, "late", False) and kind == "NotAsked":
         message = f"`{name}` was {text}"
     elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"

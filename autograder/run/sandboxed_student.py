@@ -252,5 +252,5 @@ class SandboxedStudent:
         if outcome[0] == "ok":
             return outcome[1]
         if outcome[0] == "raised":
-            return StudentRaised(*outcome[1:5])
+            return StudentRaised(*outcome[1:5], late=len(outcome) > 5 and outcome[5] is True)
         return StudentError(f"`{name}` returned a value the grader does not accept: {outcome[2]}")

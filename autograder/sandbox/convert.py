@@ -182,7 +182,8 @@ def _enc(a, arrays: list):
 
 
 def decode_many(many, payload: bytes, count: int, received: Received | None = None) -> list:
-    """Per call: ("ok", value) or ("raised" | "refused", type, message, where, missing); exactly ``count``.
+    """Per call: ("ok", value) or ("raised" | "refused", type, message, where, missing, late); exactly ``count``.
+    ``late``: the worker itself ended the call at its time (or did not ask it), which no student code can say.
 
     ``where`` is the notebook function the exception was raised in and ``missing`` the name a NameError
     did not find; each is a Python identifier or None. ``received``: the notebook's budget, charged with
@@ -217,7 +218,8 @@ def _item(item, arrays: list) -> tuple:
         return "ok", _rebuild(item.get("tree"), arrays, 0, [0])
     err = item.get("error") if isinstance(item.get("error"), dict) else {}
     return ("raised" if item.get("raised") is True else "refused", str(err.get("type", "Error"))[:80],
-            str(err.get("message", ""))[:500], _name(err.get("where")), _name(err.get("missing")))
+            str(err.get("message", ""))[:500], _name(err.get("where")), _name(err.get("missing")),
+            err.get("late") is True and item.get("raised") is True)
 
 
 def _name(value) -> str | None:

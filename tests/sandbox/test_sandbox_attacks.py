@@ -243,3 +243,12 @@ def causal_mask(n):
     assert record.needs_review and any("broke the protocol" in e for e in record.integrity)
     assert lasting_processes("agadvdaemon") == []
     assert server.alive()
+
+
+def test_a_student_who_raises_the_workers_words_is_told_it_raised(server, tmp_path):
+    """Only the worker's own flag says a call ran past its time: code that raises TimeoutError with the worker's
+    words is told what it raised (it was read as a grader timeout by its text)."""
+    code = "def causal_mask(n):\n    raise TimeoutError('did not return within 1 s')\n"
+    record = _score(server, tmp_path, code)
+    said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
+    assert said and all(m.startswith("`causal_mask` raised TimeoutError: did not return within 1 s") for m in said), said
