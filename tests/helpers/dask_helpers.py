@@ -44,10 +44,18 @@ class Cluster:
 
     def worker_running(self, key: str) -> int | None:
         """The pid of the worker process running a task whose key starts with ``key``, if one is."""
+        found = self.task_running(key)
+        return found and found[1]
+
+    def task_running(self, key: str, besides: tuple = ()) -> tuple[str, int] | None:
+        """The key of a task whose key starts with ``key`` (and is none of ``besides``: an earlier try's)
+        and the pid of the worker process running it, if one is."""
         for address, keys in self.client.processing().items():
-            if any(str(k).startswith(key) for k in keys):
-                # a worker just killed may still be listed: it runs nothing (its stream is closed)
-                return self.client.run(os.getpid, workers=[address], on_error="ignore").get(address)
+            for k in map(str, keys):
+                if k.startswith(key) and k not in besides:
+                    # a worker just killed may still be listed: it runs nothing (its stream is closed)
+                    pid = self.client.run(os.getpid, workers=[address], on_error="ignore").get(address)
+                    return (k, pid) if pid else None
         return None
 
     def close(self):
