@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 
 from .inert import one_line, told_apart
+from .gradebook.lateness import score
 
 
 def _row(c) -> str:
@@ -69,7 +70,6 @@ def summary_table(records, late: dict | None = None) -> str:
     """One line per student (total, late, review, diagnoses), then the class in one sentence: the table
     `make demo` and `grade` end with. Totals are what the gradebook shows: a person's scores included,
     late penalties taken off (``late``: student -> Lateness)."""
-    from .gradebook.lateness import score
     late = late or {}
     names = told_apart((r.student_id for r in records), letters=True)
     width = min(ID_WIDTH, max([len("student"), *(columns(n) for n in names.values())]))

@@ -18,6 +18,7 @@ from ..durable import replace_atomically
 from . import resources
 from .owner import NotYours, check_course, problem
 from .resources import CHAPTER, CONFIG
+from .settings import read_plain_file, read_settings
 
 
 class CourseExists(ValueError):
@@ -133,7 +134,6 @@ def add_doors(config: Path) -> list[str]:
     """Append the doors block to an existing course's config, unless the course already sets those steps
     itself (then they are the instructor's: a note says what to add). Other assignments keep nbgrader's
     own execution either way."""
-    from .settings import read_plain_file, read_settings
     text = read_plain_file(config).decode("utf-8-sig")
     if DOORS_BEGIN in text:
         return []

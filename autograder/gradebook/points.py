@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .scores import record_assignment, reweighted
 from .url import shown_url, sqlite_path
+from .nbgrader_api import nbgrader_api
 
 
 def scored_by_hand(gb, assignment: str, cells) -> dict[str, int]:
@@ -34,7 +35,6 @@ def record_points(db_url: str, course: Path, assignment: str, course_id: str) ->
     person scored. Raises what opening the database raises."""
     if not _holds(db_url, assignment):
         return []
-    from .nbgrader_api import nbgrader_api
     with nbgrader_api().Gradebook(db_url, course_id) as gb:
         changed = reweighted(gb, course, assignment)
         if not changed:

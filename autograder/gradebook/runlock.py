@@ -23,6 +23,7 @@ from ..records import OutputError
 from .holder import RunLocked, alive, locked  # noqa: F401 - RunLocked: the callers import it from here
 from .timestamps import written_time
 from .url import is_postgres, sqlite_path
+from .pglock import ServerRunLock
 
 LOCK_NAME = ".grading-run.lock"
 
@@ -79,7 +80,6 @@ def gradebook_lock(db_url: str | None):
     """The lock beside a SQLite gradebook file, the advisory lock of a PostgreSQL gradebook (``pglock``),
     None for another database."""
     if is_postgres(db_url):
-        from .pglock import ServerRunLock
         return ServerRunLock(db_url)
     db = sqlite_path(db_url)
     if db is None:

@@ -12,6 +12,7 @@ from .latepenalties import LatePenalties, recorded_lateness
 from .messages import Answer, Scores
 from .schema import BY_HAND, Limits, refusal, storable
 from .transactions import GradebookGone, database_error, is_conflict, is_gone, short_transaction
+from .nbgrader_api import nbgrader_api
 
 
 def _source_cells(course: Path, assignment: str) -> list[tuple[str, dict]]:
@@ -137,7 +138,6 @@ def row_failure(student: str, exc: BaseException) -> str:
 
 
 def _api():
-    from .nbgrader_api import nbgrader_api
     return nbgrader_api()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .url import check_gradebook_url
+from .nbgrader_api import nbgrader_api
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,6 @@ class Total:
 def assignment_totals(db_url: str, course_id: str, assignment: str) -> list[Total]:
     """One ``Total`` per student of the gradebook; ValueError when the gradebook does not hold ``assignment``."""
     check_gradebook_url(db_url, create=False, what="the gradebook")     # reading must never create one
-    from .nbgrader_api import nbgrader_api
     api = nbgrader_api()
     with api.Gradebook(db_url, course_id) as gb:
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
+from .readonly import read_only_url
 
 SQLITE = "sqlite:///"
 
@@ -91,7 +92,6 @@ def check_course_gradebook(db_url: str, *, course: Path, out: Path, assignment: 
 def submissions_in(db_url: str, assignment: str) -> int | None:
     """How many submissions of ``assignment`` the gradebook holds (0 for a database without nbgrader's
     tables), read without writing; None when it cannot be read (the run then says why, as before)."""
-    from .readonly import read_only_url
     url = read_only_url(db_url)
     if url is None:
         return 0

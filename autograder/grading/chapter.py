@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..assignment import NOTEBOOKS
+from ..course.view import read_course
 
 
 def check_points(view) -> None:
@@ -38,7 +39,6 @@ def check_release_points(course: Path, assignment: str) -> None:
         check_chapter(course, assignment)
     except ValueError:
         return
-    from ..course.view import read_course
     check_points(read_course(course, assignment))
 
 

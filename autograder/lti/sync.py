@@ -27,6 +27,7 @@ from .journal import Journal, journal_path, read_journal, write_journal
 from .plan import POST, RECORDED, Decision, decide, lms_scores, settle
 from .roster import Matching, match_students, read_members
 from .session import LtiError
+from .report import write_report
 
 TAG = "attention-course"            # the line items this tool made (with resourceId = the assignment)
 CHUNKS = 20                          # journal writes per sync at most about twice this
@@ -79,7 +80,6 @@ def sync_grades(*, course=".", assignment: str | None = None, config=None, match
 
 def _sync(client, lti: LtiConfig, path: Path, assignment: str, maximum: float, matching: Matching, *,
           force: bool, dry_run: bool) -> SyncResult:
-    from .report import write_report
     fresh = Journal(assignment, lti.issuer, lti.client_id, lti.lineitems_url)
     journal = read_journal(path, fresh)
     lineitem, created, journal, notes = _lineitem(client, journal, fresh, assignment, maximum, force, dry_run)

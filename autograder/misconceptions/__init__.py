@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .probes import seeded
+from .proof import Evidence
 from .entry import Misconception
 from .tiered import (CATALOGUE, COMPOUND, IDS, KNOB_ORDER, MAX_TRIPLES, _stage, compounds_for,  # noqa: F401
                      entries_for, tiers)
@@ -25,7 +27,6 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
 
     ``probe(arg_list)`` calls the student's ``function`` on each args in the list and returns the
     values (a StudentError in place of a value whose call failed)."""
-    from .proof import Evidence
     from .fit import contradicts, fitted   # the knobs fitted on designed probes: any spelling, dtype or failure
     evidence = Evidence(function, args, student_value, probe)
     for scaled in (False, True):     # exact variants first; a constant factor (singles only) after them all
@@ -43,7 +44,6 @@ def diagnose(function: str, args: tuple, student_value, probe) -> Misconception 
 
 def square_input(args: tuple) -> tuple | None:
     """Square inputs (n_k = n_q) built like ``args`` (attention inputs with n_q != n_k), drawn from them; else None."""
-    from .probes import seeded
     Q, K, V = (np.asarray(a) for a in args)
     if Q.ndim != 2 or K.ndim != 2 or V.ndim != 2 or len(Q) == len(K):
         return None

@@ -25,6 +25,7 @@ from ..tolerance import ATOL, RTOL, allclose
 from .nan import where
 from .probes import seeded
 from .stages import Localisation
+from .pipeline import attend
 
 SMALLER = 100.0            # the NaN test's inputs: Q and K this many times smaller
 
@@ -99,7 +100,6 @@ def _diagonal_hidden(w, view) -> Localisation | None:
 
 def _twice(args, w, function) -> Localisation | None:
     """Each row of the weights is a softmax of the right weights (at some usual scale): applied twice."""
-    from .pipeline import attend
     Q, K, V = args
     mask = "causal" if function == "causal_attention" else None
     if not np.all(np.isfinite(w)):

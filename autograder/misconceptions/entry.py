@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
+from .pipeline import variant
 
 COUNTING = ("", "one", "two", "three")
 ORDINALS = ("First", "Second", "Third")
@@ -38,6 +39,5 @@ class Misconception:
 def knobbed(mid: str, function: str, knobs: dict, advice: str, *, constant: Callable | None = None,
             written_in: Callable | None = None, view: Callable | None = None) -> Misconception:
     """An entry that is the exercise's pipeline with ``knobs`` turned."""
-    from .pipeline import variant
     return Misconception(mid, function, variant(function, knobs), advice, dict(knobs), constant=constant,
                          written_in=written_in or constant, view=view)

@@ -28,7 +28,8 @@ import numpy as np
 
 from ..tolerance import HalfPrecision
 from .pipeline import SCALES
-from .probes import ATTENTION, seeded
+from .probes import ATTENTION, agree, seeded
+from .tiered import tiers
 
 FITTED = 3                       # independent probes per knob
 SPREAD = 9000.0                  # the large probes' raw spread of scores: over 709 at any scale of 1/8 or more
@@ -279,7 +280,6 @@ def _own(entry, args: tuple, value) -> bool:
 
 
 def _entry(function: str, wrong: dict):
-    from .tiered import tiers
     for tier in tiers(function):
         for entry in tier:
             knobs = {k: v for k, v in entry.knobs.items() if k != "peak"}
@@ -295,7 +295,6 @@ def _matches(knob: str, entry_value, fitted_value) -> bool:
 
 
 def _reproduces(entry, inputs: list, answers: list) -> bool:
-    from .probes import agree
     for args, got in zip(inputs, answers):
         try:
             with np.errstate(all="ignore"):

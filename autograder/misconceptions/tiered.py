@@ -6,6 +6,9 @@ import functools
 import itertools
 
 from .entry import Misconception
+from .families import composed
+from .pipeline import variant
+from . import attention, masking, memory
 
 COMPOUND = "+"
 # the pipeline's knobs in the order their stages run: a compound names its mistakes in this order
@@ -14,7 +17,6 @@ MAX_TRIPLES = 64         # a bound on the triples tried for one function (a test
 
 
 def _catalogue() -> list[Misconception]:
-    from . import attention, masking, memory
     return [*attention.ENTRIES, *masking.ENTRIES, *memory.ENTRIES]
 
 
@@ -29,8 +31,6 @@ def entries_for(function: str) -> list[Misconception]:
 @functools.cache
 def compounds_for(function: str, size: int = 2) -> tuple[Misconception, ...]:
     """Every ``size`` entries of this function that turn different knobs, each as one compound entry."""
-    from .families import composed
-    from .pipeline import variant
     found = []
     for group in itertools.combinations([m for m in _members(function, size) if m.knobs], size):
         knobs = [k for m in group for k in m.knobs]

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from ..gradebook.holder import alive
 from ..records import OutputError, atomic_write, name_digest
+from ..lifecycle import critical
+from .. import durable
 
 STAGE, OLD = ".partial-", ".replaced-"
 STALE_SECONDS = 3600          # a stage of another machine's writer, untouched this long, is abandoned
@@ -32,7 +34,6 @@ def replace_folder(folder: Path, files: dict[str, bytes | str]) -> None:
 
     A kill between the two renames leaves no folder (and the old one under a dot name beside it):
     never a mix. A stop signal waits for the swap (``critical``)."""
-    from ..lifecycle import critical
     folder = Path(folder)
     if os.path.lexists(folder) and (os.path.islink(folder) or not os.path.isdir(folder)):
         raise OutputError(f"could not write {folder}: something other than a folder is there "
@@ -140,7 +141,6 @@ def _untag(tag: str) -> str | None:
 
 def _durable(parent: Path) -> None:
     """The swap reaches the disk as each file does: now, or at the end of ``durable.synced_at_end``."""
-    from .. import durable
     if durable._Deferred.folders is None:
         durable._fsync_dir(parent)
     else:
@@ -153,5 +153,4 @@ def _remove(path: Path) -> None:
 
 
 def _umask() -> int:
-    from ..durable import _umask as umask
-    return umask()
+    return durable._umask()

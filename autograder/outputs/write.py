@@ -10,6 +10,11 @@ from ..gradebook.lateness import Lateness, submission_times
 from ..gradebook.messages import Answer
 from ..inert import shown
 from ..records import OutputError, Record
+from .csvout import write_grades_csv
+from ..gradebook.client import GradebookWriter
+from ..journal.summary import before_deadline
+from . import feedback
+from .gradescope import write_results_json
 
 
 @dataclass
@@ -33,9 +38,7 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     late penalties), and what a person graded there (formgrader's manual scores and comments), which
     every other output shows. One student's failed page never stops the others'.
     """
-    from .csvout import write_grades_csv
-    from ..gradebook.client import GradebookWriter
-    from .report import write_report
+    from .report import write_report  # (the report's plots load numpy: only when outputs are written)
     records = sorted(records, key=lambda r: r.student_id)
     gradebook = gradebook or GradebookWriter(gradebook_url or settings.db_url, settings, assignment)
     late, answer, errors, failed = _lateness(gradebook, records, settings.root, assignment, fresh)
@@ -51,7 +54,6 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     for record in records:
         errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery,
                                    secrets[record.student_id])
-    from ..journal.summary import before_deadline
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
     return Written(records, late, errors, disagreements(records, answer))
@@ -127,7 +129,7 @@ def _secrets(course: Path, assignment: str, records: list[Record]) -> dict[str, 
     """Each graded student's submission secret when nbgrader can deliver to them alone, else why not
     (a secret is compared with every submission of the class, graded in this run or not); None for every
     student of a class collected without nbgrader's exchange (no submission has a secret)."""
-    from ..intake.secret import class_secrets, deliverable, without_exchange
+    from ..intake.secret import class_secrets, deliverable, without_exchange  # (intake: numpy)
     submitted = Path(course) / "submitted"
     try:
         everyone = {e.name for e in os.scandir(submitted)} | {r.student_id for r in records}
@@ -141,11 +143,9 @@ def _student_outputs(out: Path, record: Record, late, course, assignment: str, d
                      secret: bytes | str | None) -> list[str]:
     """One student's pages: ours, results.json and nbgrader's per-notebook feedback (``delivery`` collects
     why nbgrader cannot deliver some)."""
-    from .feedback import write_feedback
-    from .gradescope import write_results_json
-    from .nbfeedback import write_notebook_feedback
+    from .nbfeedback import write_notebook_feedback  # (intake: numpy, when pages are written)
     who, student = shown(record.student_id), record.student_id
-    errors = [_attempt(f"feedback of {who}", write_feedback, out / "feedback" / student / "index.html", record, late),
+    errors = [_attempt(f"feedback of {who}", feedback.write_feedback, out / "feedback" / student / "index.html", record, late),
               _attempt(f"results.json of {who}", write_results_json, out / "results" / student / "results.json",
                        record, late),
               _attempt(f"nbgrader feedback of {who}", lambda: delivery.extend(

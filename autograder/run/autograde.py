@@ -51,6 +51,10 @@ from .executors import InProcess, drain
 from .job import current_submission, student_job
 from .renamed import renamed_notebooks, score_renamed, write_renamed
 from .server import SERVER
+from ..gradebook.scores import review_comment
+from ..course.settings import load_course
+from ..gradebook.scores import REVIEW_COMMENT
+from ..sandbox.limits import Limits
 
 _GRADED: dict = {}        # the last submission graded in this process: its key and record
 _SNAPSHOTS: WeakKeyDictionary = WeakKeyDictionary()   # an nbgrader converter (one run) -> its snapshot token
@@ -123,7 +127,6 @@ class FlagForReview(NbGraderPreprocessor):
             return nb, resources                  # another assignment, or nothing a person did or must do
         from nbgrader.api import Gradebook
 
-        from ..gradebook.scores import review_comment
         info = resources["nbgrader"]
         with Gradebook(info["db_url"]) as gb:
             notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
@@ -142,7 +145,6 @@ def _score_renamed(resources) -> None:
     """The renamed notebooks' rows in the gradebook, as ``grade`` writes them (``run.renamed``)."""
     from nbgrader.api import Gradebook
 
-    from ..course.settings import load_course
     record, renamed, course = resources["autograder_renamed"]
     with Gradebook(resources["nbgrader"]["db_url"]) as gb:
         score_renamed(gb, resources["nbgrader"], record, renamed, load_course(course))
@@ -179,7 +181,6 @@ class ForStudents(NbGraderPreprocessor):
     display_data_priority = _priority()
 
     def preprocess(self, nb, resources):
-        from ..gradebook.scores import REVIEW_COMMENT
         for cell in nb.cells:
             meta = cell.metadata.get("nbgrader", {})
             if str(meta.get("comment") or "").startswith(REVIEW_COMMENT):
@@ -268,7 +269,6 @@ def _limits(given: dict | None) -> dict | None:
     """``c.SandboxedExecute.limits`` checked: every name one of ``Limits``'s."""
     from dataclasses import fields
 
-    from ..sandbox.limits import Limits
     unknown = sorted(set(given or {}) - {f.name for f in fields(Limits)})
     if unknown:
         raise ValueError(f"c.SandboxedExecute.limits names {', '.join(map(repr, unknown))}, which is not a sandbox "

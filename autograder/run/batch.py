@@ -34,6 +34,9 @@ from .local_pool import LocalPool
 from .job import Job, current_submission, failed_record, student_job  # noqa: F401 - re-exported: tests use them
 from ..lifecycle import Stop, critical
 from .progress import Progress
+from ..outputs.write import manual_work_on_resubmissions, write_outputs
+from ..outputs.wholefolder import remove_stages
+from ..gradebook.lateness import submission_times
 
 SMALL_CLASS = 30       # up to this many submissions are graded by one grading process (see default_workers)
 
@@ -184,7 +187,6 @@ def _collect(plan: _Plan, view: CourseView, current: str, result: BatchResult, g
     result.notes += _gone(out, assignment, plan.everyone)
     result.kept = [r.student_id for r in result.records if r.student_id not in plan.chosen]
     if plan.outputs:
-        from ..outputs.write import manual_work_on_resubmissions, write_outputs
         written = write_outputs(out, result.records, settings=plan.settings, assignment=assignment,
                                 gradebook=gradebook, fresh=set(result.graded))
         result.records, result.late = written.records, written.late
@@ -195,7 +197,6 @@ def _collect(plan: _Plan, view: CourseView, current: str, result: BatchResult, g
 
 def _remove_stages(jobs: list[Job]) -> None:
     """The autograded notebooks a killed grading process was writing: its staging folders."""
-    from ..outputs.wholefolder import remove_stages
     for job in jobs:
         if job.autograded is not None:
             remove_stages(job.autograded.parent)
@@ -306,7 +307,6 @@ def _finish(out: Path, record: Record, *, bar: Progress, errors: list[str], grad
         errors.append(f"record of {shown(record.student_id)}: {exc}")
     else:
         if gradebook is not None:
-            from ..gradebook.lateness import submission_times
             times = submission_times(course, assignment, [record.student_id])
             gradebook.send(record, times[record.student_id].text(), changed=moved)
     errors += record.unwritten

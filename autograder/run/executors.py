@@ -20,6 +20,8 @@ lost, retried alone, charged when it overruns again. No grading can stall the ru
 from __future__ import annotations
 
 from collections import deque
+from . import grader
+from .job import Graded, died_text, failed
 
 ATTEMPTS = 2     # a job lost this many times, the last time alone, is given up (a record for review)
 WATCH_SECONDS = 1.0     # a waiting executor looks at least this often for a grading past its bound
@@ -142,10 +144,8 @@ class InProcess(Executor):
 
 
 def _grade(job, *args, **options):
-    from .grader import grade
-    return grade(job, *args, **options)
+    return grader.grade(job, *args, **options)      # (read when called: a test puts its own)
 
 
 def _died(job, why: str):
-    from .job import Graded, died_text, failed
     return Graded(failed(job, died_text(why)))

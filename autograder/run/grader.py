@@ -6,6 +6,7 @@ import traceback
 from ..course.submissions import not_a_folder
 from .job import Graded, Job, failed, grader_failed, not_a_folder_text
 from .server import SERVER
+from ..assignment import NOTEBOOKS
 
 
 def grade(job: Job, server=None, ahead: int | None = None) -> Graded:
@@ -16,14 +17,14 @@ def grade(job: Job, server=None, ahead: int | None = None) -> Graded:
     if odd:
         return Graded(failed(job, not_a_folder_text(job, odd)))
     try:
-        from .hardened import grade_job
+        from .hardened import grade_job  # (the rubric: numpy, when a job is graded)
         server = server or SERVER.get()
         _expect(server, ahead, 1)
         try:
             record = grade_job(job, server)
             if not job.visible:
                 return Graded(record)
-            from .visible import visible_tests
+            from .visible import visible_tests  # (the rubric: numpy)
             return Graded(record, visible_tests(job, server))
         finally:
             _expect(server, ahead, 0)
@@ -40,5 +41,4 @@ def _expect(server, ahead: int | None, this: int) -> None:
     """Tell the fork server's pool how many workers are still to be taken: none is started that nobody
     takes, and the ready ones end as soon as the last submission is graded."""
     if ahead is not None and (this or not ahead):
-        from ..assignment import NOTEBOOKS
         server.pool.expect((ahead + this) * len(NOTEBOOKS))

@@ -23,6 +23,8 @@ from ..sandbox.limits import Limits
 from ..grading.seeds import student_seed
 from .job import Job, student_job
 from .sandboxed_student import SandboxedStudent
+from ..gradebook.timestamps import read_timestamp
+from ..outputs.autograded import autograded_notebook, write_autograded
 
 
 def grade_submission(path, *, course=None, student_id=None, limits: Limits | None = None,
@@ -90,8 +92,6 @@ def _write_autograded(folder: Path, intake: Intake, record: Record, view: Course
                       submission: Path) -> tuple[str, ...]:
     """nbgrader's autograded notebooks of this submission (see ``outputs.autograded``); what could not be
     written, one line each."""
-    from ..gradebook.timestamps import read_timestamp
-    from ..outputs.autograded import autograded_notebook, write_autograded
     try:
         notebooks = {nb: autograded_notebook(view.handout(nb), intake.layout.get(nb), record, nb)
                      for nb in NOTEBOOKS}

@@ -127,7 +127,7 @@ def folder_digest(folder: str | Path, view: CourseView) -> str:
     """The digest of the submission in ``folder`` (any folder: ``watch`` grades inbound's) as intake of the
     course's notebooks reads it, as a record carries it."""
     from ..intake.digest import submission_digest           # (intake loads numpy; the job module alone does not)
-    from ..intake.expected import notebooks_of
+    from ..intake.expected import notebooks_of  # (intake: numpy)
     try:
         names = notebooks_of(view).names
     except CourseError:                                    # no notebooks: the digest then reads none

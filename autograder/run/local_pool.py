@@ -25,6 +25,7 @@ from multiprocessing import get_context
 
 from .executors import ATTEMPTS, WATCH_SECONDS, Executor, drain, overran_text  # noqa: F401 - ATTEMPTS: as tests read it
 from ..lifecycle import die_with_parent, ignore_terminal_interrupt
+from .server import SERVER
 
 SLOTS = 1 << 16      # jobs one pool can take (its shared flags); then a new pool is started
 _STARTED = None      # in a grading process: the pool's shared flags, one per job: when it took the job (monotonic)
@@ -169,7 +170,6 @@ def worker_start(parent: int, inherited: tuple[int, ...], started=None, sandbox:
         except OSError:
             pass
     if sandbox:
-        from .server import SERVER
         SERVER.launch_ahead()                         # ready (about a second) by the first submission
 
 

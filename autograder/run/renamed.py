@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..records import Record, atomic_write
+from ..gradebook.latepenalties import LatePenalties
+from ..gradebook.scores import auto_grade, review_comment
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,6 @@ def score_renamed(gb, info: dict, record: Record, renamed: tuple[Renamed, ...], 
     """The gradebook rows of each renamed notebook as ``grade`` writes them (nbgrader's init left them 0):
     each grade cell's auto score, the flag and reason where the notebook needs a person (a cell a person
     scored keeps its own flag), then its late penalty with the course's plugin."""
-    from ..gradebook.latepenalties import LatePenalties
-    from ..gradebook.scores import auto_grade, review_comment
     submission = gb.find_submission(info["assignment"], info["student"])
     late = LatePenalties(course)
     for one in renamed:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..inert import one_line
 from .limits import Limits
 from .status import SANDBOX_LAYERS, LayerStatus, State
+from .forkclient import ForkServer
 
 _L = Limits()
 WITHOUT = {
@@ -91,8 +92,7 @@ def summary(lines: list[Line]) -> str:
 
 def worker_layers() -> dict[str, LayerStatus]:
     """The status of a worker started now (RuntimeError, saying why, where none can be started)."""
-    from .forkclient import ForkServer
-    from .handle import WorkerDied, WorkerHandle
+    from .handle import WorkerDied, WorkerHandle  # (numpy: when a worker starts)
     server = ForkServer()
     try:
         handle = WorkerHandle(server, Limits())

@@ -39,7 +39,7 @@ class ForkServer:
         if not isinstance(hello, dict) or not hello.get("ready"):
             launch.abandon()
             raise RuntimeError("the sandbox fork server did not start")
-        from .pool import WorkerPool
+        from .pool import WorkerPool  # (numpy: once a fork server runs)
         self.pool = WorkerPool(self, ready)
 
     def worker(self, limits: Limits):

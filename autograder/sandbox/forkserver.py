@@ -28,6 +28,7 @@ from . import cgroups, layers, orphans, seccomp
 from .status import texts
 from .namespaces import PidNamespaces
 from .limits import Limits
+from ..lifecycle import die_with_parent
 
 SEND_SECONDS = 10.0          # a reply the grader does not take in this time is dropped
 
@@ -40,9 +41,8 @@ def main(argv=None) -> int:
         signal.signal(sig, _exit_cleanly)
     try:
         if len(argv) > 2:
-            from ..lifecycle import die_with_parent
             die_with_parent(int(argv[2]), signal.SIGTERM)
-        from .worker import make_shell, warm_imports, warm_shell
+        from .worker import make_shell, warm_imports, warm_shell  # (after die_with_parent: numpy loads slowly)
         warm_imports()
         layers.read_paths()                                  # computed once, inherited by every worker
         seccomp.prepare()                                    # built once, loaded by every worker
@@ -161,7 +161,7 @@ def _child(sock_fd: int, output_fd: int, request: dict, root: Path, shell, marks
     if mark:
         mark("descriptors closed")
     status = texts(layers.apply_all(str(workdir), dirs, limits, mark))   # as records show them
-    from .worker import Worker
+    from .worker import Worker  # (main loaded it; named in the child)
     if marks is not None:
         status["timings"] = json.dumps(marks)
     Worker(sock_fd, shell, limits.output_bytes, limits.result_bytes, status).serve()

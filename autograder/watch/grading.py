@@ -7,20 +7,20 @@ from pathlib import Path
 
 from ..course.view import read_course
 from ..run.job import Job, student_job
+from ..records import name_digest
+from ..run.dask import DaskCluster
+from ..run.local_pool import LocalPool
 
 
 def watch_executor(scheduler: str | None):
     """A Dask cluster's client, or one local grading process, its fork server starting now."""
     if scheduler:
-        from ..run.dask import DaskCluster
         return DaskCluster(scheduler, key=lambda entry: f"watch-{_digest(entry)}")
-    from ..run.local_pool import LocalPool
     return LocalPool(1).start()
 
 
 def _digest(name: str) -> str:
     """A Dask key for an inbound name (which may hold any bytes)."""
-    from ..records import name_digest
     return name_digest(name, 32)
 
 

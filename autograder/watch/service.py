@@ -42,6 +42,7 @@ from .limits import next_check
 from .pages import MARK, closed_page, feedback_page, limit_page, unknown_notebook_page, when
 from .publish import ensure_folder, page_file, publish, write_atomic
 from .wake import Polling, waker
+from ..intake.expected import CourseError, course_notebooks
 
 IDLE_SECONDS = 1.0          # inbound is listed at least this often, whatever inotify says
 PENDING_SECONDS = 0.05      # how often a submission still being written (or graded on Dask) is looked at
@@ -100,7 +101,6 @@ def _settings(course, assignment: str | None) -> WatchSettings:
 
 
 def _graded_notebooks(settings: WatchSettings) -> tuple[str, ...]:
-    from ..intake.expected import CourseError, course_notebooks
     try:
         return course_notebooks(settings.course.root, settings.assignment).names
     except CourseError:
