@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 CORPORA = {"impl": "fixtures.impl", "diagnosis": "fixtures.diagnosis",
            "diagnosis_heldout": "fixtures.diagnosis_heldout", "diagnosis_fresh": "fixtures.diagnosis_fresh",
+           "diagnosis_fresh5": "fixtures.diagnosis_fresh5",
            "adversarial": "adversarial"}
 LABELS = ("localised", "unnamed", "correct")          # the diagnosis labels that are not an id
 SCORES = ("honest_wrong", "at_most_honest_wrong", "honest_right", "at_most_honest_right",
@@ -82,7 +83,7 @@ def expected_of(corpus: str, name: str, module) -> Expected:
                               "(what its messages say)")
         return Expected(corpus, name, diagnosis=diagnosis, loses=dict(module.LOSES),
                         stage=getattr(module, "STAGE", None), says=module.SAYS)
-    if corpus in ("diagnosis", "diagnosis_heldout", "diagnosis_fresh"):
+    if corpus in ("diagnosis", "diagnosis_heldout", "diagnosis_fresh", "diagnosis_fresh5"):
         label = getattr(module, "EXPECTED", None)
         if not isinstance(label, str) or not label:
             raise CorpusError(f"{where}: EXPECTED must be a catalogue id or one of {', '.join(LABELS)}")

@@ -21,7 +21,8 @@ from fixtures.impl import correct_plain
 
 KINDS = corpora.LABELS                          # the labels that are not a diagnosis
 PARTS = {"development": "diagnosis", "heldout": "diagnosis_heldout",   # part -> package under tests/fixtures
-         "fresh": "diagnosis_fresh"}     # a fresh class for one final measurement: only ever run
+         "fresh": "diagnosis_fresh",      # a fresh class for one final measurement: only ever run
+         "fresh5": "diagnosis_fresh5"}
 
 
 @dataclass(frozen=True)
