@@ -252,3 +252,34 @@ def test_a_student_who_raises_the_workers_words_is_told_it_raised(server, tmp_pa
     record = _score(server, tmp_path, code)
     said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
     assert said and all(m.startswith("`causal_mask` raised TimeoutError: did not return within 1 s") for m in said), said
+
+
+UNREADABLE_STR = """
+class Sly(Exception):
+    def __str__(self):
+        raise {inner}
+
+def causal_mask(n):
+    raise Sly('x')
+"""
+
+
+@pytest.mark.parametrize("inner", ["ValueError('no')", "Sly('again')", "SystemExit(3)"])
+def test_a_student_exception_whose_str_raises_is_said_to_be_raised(server, tmp_path, inner):
+    """An exception whose ``__str__`` raises (again, or a BaseException) is still what the function raised:
+    the student is told it raised Sly and that its message could not be read. Before, the worker's summary of it
+    raised in turn and the student read that `causal_mask` "could not be called"."""
+    record = _score(server, tmp_path, UNREADABLE_STR.format(inner=inner))
+    said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
+    assert said and all(m.startswith("`causal_mask` raised Sly (its message could not be read)") for m in said), said
+    assert not any("could not be called" in c.message for c in record.checks)
+
+
+def test_a_student_exception_whose_str_raises_is_said_to_be_raised_in_process():
+    """The same words in-process (``grade_namespace``), where ``str(exc)`` raised into the grader."""
+    from autograder import grade_namespace
+    namespace: dict = {}
+    exec(UNREADABLE_STR.format(inner="ValueError('no')"), namespace)
+    record = grade_namespace(namespace)
+    said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
+    assert said and all(m.startswith("`causal_mask` raised Sly (its message could not be read)") for m in said), said
