@@ -172,3 +172,28 @@ def test_a_copy_handed_out_before_the_instructor_re_weighted_a_cell_is_no_integr
     assert intake.problems == [] and not intake.needs_review
     _edit(submission / "ex3_memory.ipynb", lambda nb: _cell(nb, "ex3_memory").metadata["nbgrader"].update(points=3))
     assert any("nbgrader settings of cell 'ex3_memory' were changed" in p for p in _intake(submission).problems)
+
+
+@pytest.mark.parametrize("grade_id", ["ex1_softmax", "ex2_mask_visible"])    # a test cell, a read-only one
+def test_a_locked_cell_whose_metadata_was_stripped_is_not_said_deleted(submission, grade_id):
+    """One locked cell's nbgrader metadata removed (its text intact, the others' metadata kept): the student and
+    the instructor read that its metadata is missing, not that the cell was deleted; it is found by its text,
+    its tests stand where it stands, and nothing needs a person."""
+    notebook = "ex1_attention" if grade_id.startswith("ex1") else "ex2_causal_mask"
+    _edit(submission / f"{notebook}.ipynb", lambda nb: _cell(nb, grade_id).metadata.pop("nbgrader"))
+    intake = _intake(submission)
+    assert not any("deleted" in p for p in intake.problems), intake.problems
+    assert any(f"locked cell '{grade_id}' lost its nbgrader metadata (the grade_id is no longer found)" in n
+               for n in intake.notes), intake.notes
+    assert not intake.needs_review
+    assert grade_id != "ex1_softmax" or any(g.grade_id == grade_id for g in intake.grade_cells)
+
+
+def test_a_locked_cell_whose_grade_id_was_changed_says_so(submission):
+    """Its grade_id changed to another (the text intact): said to be changed, with both ids, for a person."""
+    _edit(submission / "ex1_attention.ipynb",
+          lambda nb: _cell(nb, "ex1_softmax").metadata["nbgrader"].update(grade_id="free_points"))
+    intake = _intake(submission)
+    assert not any("deleted" in p or "extra grade cell" in p for p in intake.problems), intake.problems
+    assert any("grade_id of the locked cell 'ex1_softmax' was changed to 'free_points'" in p for p in intake.problems)
+    assert intake.needs_review and any(g.grade_id == "ex1_softmax" for g in intake.grade_cells)
