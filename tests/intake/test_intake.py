@@ -86,6 +86,32 @@ def test_nbformat_3_converted(submission):
     assert any("def cross_attention" in c.source for c in intake.cells)
 
 
+@pytest.mark.parametrize("content", [{"cells": "nope", "hello": 1}, {"nbformat": 3, "worksheets": 7},
+                                     {"nbformat": "4", "cells": []}])
+def test_json_that_is_not_a_notebook_is_said_in_one_line(submission, content):
+    """JSON that is not nbformat (no version, a version it does not hold to): one line saying it could not be read
+    as a notebook and was not graded. It read "converted to version 4 and graded", then "could not be converted;
+    it was not graded"."""
+    (submission / "ex1_attention.ipynb").write_text(json.dumps(content))
+    said = [p for p in _intake(submission).problems if p.startswith("ex1_attention.ipynb")]
+    assert len(said) == 1 and "could not be read as a Jupyter notebook" in said[0], said
+    assert "it was not graded" in said[0] and "converted to version 4" not in said[0]
+
+
+def test_nbformat_3_converted_is_said_once(submission):
+    path = submission / "ex4_cross_attention.ipynb"
+    path.write_text(json.dumps(nbformat.convert(nbformat.read(path, as_version=4), 3)))
+    said = [p for p in _intake(submission).problems if p.startswith("ex4_cross_attention.ipynb")]
+    assert said == ["ex4_cross_attention.ipynb uses nbformat 3; it was converted to version 4 and graded."], said
+
+
+def test_binary_junk_is_not_said_graded(submission):
+    """Random bytes: no code is recovered, and the student is not told "recovered from 0 cell(s) and graded"."""
+    (submission / "ex3_memory.ipynb").write_bytes(bytes(range(256)) * 64)
+    said = [p for p in _intake(submission).problems if "not valid JSON" in p]
+    assert said and said[0].endswith("no code could be recovered from it, so it was not graded."), said
+
+
 def test_undecodable_bytes(submission):
     path = submission / "ex3_memory.ipynb"
     data = path.read_bytes().replace(b"Bytes of one", b"Bytes \xff\xfe of one")
