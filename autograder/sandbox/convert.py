@@ -150,10 +150,23 @@ def _array(value, arrays) -> int:
         arr = value
     elif type(value) in (bool, int, float) or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
         arr = np.asarray(value)
+    elif isinstance(value, (int, float, np.generic)):        # a class of the student's own, made from a number
+        raise Refused(f"the result is {_a(type(value).__name__)}, a subclass of {_number_base(value)}; return a "
+                      "plain number (float(result))")
     else:
         raise Refused(f"the result is {_a(type(value).__name__)}; return a numpy array or a number")
     arrays.append(_wire_dtype(arr))
     return len(arrays) - 1
+
+
+def _number_base(value) -> str:
+    """The number type a student's subclass was made from: numpy's (numpy.float64) or Python's (float)."""
+    for base in type(value).__mro__[1:]:
+        if base.__module__ == "numpy" and issubclass(base, np.generic):
+            return f"numpy.{base.__name__}"
+        if base in (int, float):
+            return base.__name__
+    return "a number"
 
 
 def _a(kind: str) -> str:
