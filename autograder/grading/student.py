@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..assignment import FUNCTIONS
-from ..sandbox.origin import raised_in
+from ..sandbox.origin import UNREADABLE, exception_text, exception_type, raised_in
 from ..tolerance import HalfPrecision
 
 MAX_MESSAGE = 300
@@ -74,8 +74,8 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
     the frames that called the student's function in this process (``callers_of``), whose lines and source the
     text must not carry.
     """
-    kind = str(getattr(exc, "type_name", type(exc).__name__))
-    text = " ".join(without_grader_frames(str(exc), callers).split())
+    kind = exc.type_name if isinstance(exc, StudentRaised) else exception_type(exc)
+    text = " ".join(without_grader_frames(exception_text(exc), callers).split())
     origin = getattr(exc, "origin", None) or origin
     missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind == "NameError" else None)
     where = f" in {notebook}.ipynb" if notebook else ""
@@ -87,6 +87,8 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
         message = f"`{name}` did not return: no answer {text[len(LATE_WORDS):]}"
     elif message is None and getattr(exc, "late", False) and kind == "NotAsked":
         message = f"`{name}` was {text}"
+    elif message is None and text == UNREADABLE:
+        message = f"`{name}` raised {kind} {UNREADABLE}"
     elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
     return StudentError(_short(message), raised=kind)

@@ -24,10 +24,16 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
     if not salvaged and expected and code and not any(c.nbgrader and c.nbgrader.grade_id for c in code):
         _stripped_metadata(code, name, expected, locked, intake)
         return
-    seen, edited, changed = set(), [], []
+    seen, edited, changed, relabelled = set(), [], [], []
     for cell in code:
         nbg = cell.nbgrader
         gid = nbg.grade_id if nbg else None
+        if gid not in expected and locked.get(normalise(cell.source)) not in (None, *seen):
+            found = locked[normalise(cell.source)]           # a locked cell's text, its metadata gone or changed
+            seen.add(found)
+            relabelled.append((found, gid))
+            _place(cell, name, found, expected[found], intake)
+            continue
         if gid in expected:
             seen.add(gid)
             want = expected[gid]
@@ -43,12 +49,22 @@ def collect_cells(cells: list[Cell], name: str, expected: dict[str, TestCell], i
             intake.damage(f"{name}.ipynb has an extra grade cell {shown(gid or '?', 60)} that is not in the "
                           "assignment; it was not run.", suspicion=True)
             continue
-        elif normalise(cell.source) in locked:
-            gid = locked[normalise(cell.source)]
-            _place(cell, name, gid, expected[gid], intake)
-            continue                                           # a test cell without its metadata
         intake.cells.append(CodeCell(name, cell.index, cell.source))
     _report(name, expected, seen, edited, changed, salvaged, intake)
+    _relabelled(name, relabelled, intake)
+
+
+def _relabelled(name: str, relabelled: list[tuple[str, str | None]], intake: Intake) -> None:
+    """Locked cells found by their text whose grade_id is gone or another: said so, not "deleted". Lost
+    metadata (an editor strips it) is a note; a grade_id changed to another is a changed setting (review)."""
+    lost = sorted(found for found, gid in relabelled if not gid)
+    if lost:
+        intake.note(f"{name}.ipynb: the locked {_cells_named(lost)} lost {'their' if len(lost) > 1 else 'its'} "
+                    "nbgrader metadata (the grade_id is no longer found); recognised by the text and graded as usual.")
+    for found, gid in sorted((f, g) for f, g in relabelled if g):
+        intake.damage(f"{name}.ipynb: the grade_id of the locked cell {shown(found, 60)} was changed to "
+                      f"{shown(gid, 60)}; the cell was recognised by its text and the assignment's tests were run.",
+                      suspicion=True)
 
 
 def released_so(nbg: Nbgrader, want: TestCell) -> bool:

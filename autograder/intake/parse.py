@@ -168,8 +168,9 @@ def _salvaged(text: str, name: str, why: str, intake: Intake, what: str = "is no
     cells = salvaged_cells(text)
     code = sum(kind == "code" for kind, _ in cells)
     rest = f" (of its first {MAX_SALVAGED:,} cells; the rest were not read)" if len(cells) >= MAX_SALVAGED else ""
-    intake.damage(f"{name}.ipynb {what} ({why}); code was recovered from {code} "
-                  f"cell(s){rest} and graded.")
+    recovered = f"code was recovered from {code} cell(s){rest} and graded" if code else \
+        "no code could be recovered from it, so it was not graded"
+    intake.damage(f"{name}.ipynb {what} ({why}); {recovered}.")
     return {"nbformat": 4, "cells": [{"cell_type": kind, "source": s, "metadata": {}} for kind, s in cells]}
 
 
@@ -225,15 +226,20 @@ def _kinds_before(text: str, starts: list[int]) -> list[str]:
 
 
 def _convert(data: dict, name: str, intake: Intake) -> dict | None:
+    """A notebook of another nbformat version converted to 4, said in one line that tells what happened: a file
+    that names no version and does not convert is JSON but not a notebook (it read "converted to version 4
+    and graded", then "could not be converted; it was not graded")."""
     major = data.get("nbformat")
-    shown = major if isinstance(major, int) and not isinstance(major, bool) else "unknown"
-    intake.damage(f"{name}.ipynb uses nbformat {shown}; it was converted to version 4 and graded.")
+    what = f"uses nbformat {major}" if isinstance(major, int) and not isinstance(major, bool) \
+        else "names no nbformat version"
     try:
         import nbformat                                    # only old notebooks need it
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                # nbformat's warnings about a student's file
             converted = nbformat.reads(json.dumps(data), as_version=4)
     except Exception as exc:  # noqa: BLE001 - any conversion failure
-        intake.damage(f"{name}.ipynb could not be converted ({type(exc).__name__}); it was not graded.")
+        intake.damage(f"{name}.ipynb {what} and could not be read as a Jupyter notebook ({type(exc).__name__}); "
+                      "it was not graded: submit the notebook as Jupyter saved it.")
         return None
+    intake.damage(f"{name}.ipynb {what}; it was converted to version 4 and graded.")
     return json.loads(json.dumps(converted))              # plain dicts, as from a v4 file

@@ -48,15 +48,22 @@ def write_outputs(out: Path, records: list[Record], *, settings: Course, assignm
     errors += [e for e in (_attempt("grades.csv", write_grades_csv, out / "grades.csv", records, late),) if e]
     delivery, secrets = [], _secrets(settings.root, assignment, records)
     if records and all(v is None for v in secrets.values()):
-        delivery.append(f"no submission has a submission_secret.txt (the class was collected without nbgrader's "
-                        f"exchange), so each student's pages are in feedback/<student>/{assignment}/ as nbgrader "
-                        "generate_feedback writes them, for you to hand out (release_feedback needs the exchange)")
+        delivery.append(no_exchange(assignment))
     for record in records:
         errors += _student_outputs(out, record, late.get(record.student_id), settings, assignment, delivery,
                                    secrets[record.student_id])
     errors += [e for e in (_attempt("report.html", write_report, out / "report.html", records, assignment,
                                     late, delivery, before_deadline(settings.root, assignment)),) if e]
-    return Written(records, late, errors, disagreements(records, answer))
+    said = [no_exchange(assignment)] if no_exchange(assignment) in delivery else []
+    return Written(records, late, errors, disagreements(records, answer) + said)
+
+
+def no_exchange(assignment: str) -> str:
+    """Said in the report and on the terminal (where `init`'s list of commands ends with release_feedback, which
+    stops with nbgrader's FileNotFoundError traceback for a class copied into submitted/ by hand)."""
+    return (f"no submission has a submission_secret.txt (the class was collected without nbgrader's exchange), so "
+            f"each student's pages are in feedback/<student>/{assignment}/ as nbgrader generate_feedback writes them, "
+            "for you to hand out: nbgrader release_feedback needs the exchange and stops with FileNotFoundError")
 
 
 def disagreements(records: list[Record], answer: dict[str, Answer]) -> list[str]:

@@ -15,7 +15,7 @@ import time
 from ..assignment import NOTEBOOKS
 from ..intake import CodeCell
 from ..sandbox.forkclient import ForkServer
-from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes
+from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes, whole_seconds
 from ..sandbox.limits import Limits, Received
 from ..sandbox.rpc import MAX_PAYLOAD
 from ..grading.asking import Reply, reply_of
@@ -227,18 +227,31 @@ class SandboxedStudent:
         if self.worker is None or self._remaining() <= 0:
             return [StudentError(f"`{name}` could not be called: the grading time or restarts for this "
                                  "submission ran out (see the notes).")] * len(calls)
-        seconds = min(self._batch_seconds(len(calls), each), max(self._remaining(), 0.001))
+        bound, left = self._batch_seconds(len(calls), each), max(self._remaining(), 0.001)
         try:
-            reply, outcomes = self.worker.call_many(name, calls, seconds, echo=echo, received=self.received, each=each)
+            reply, outcomes = self.worker.call_many(name, calls, min(bound, left), echo=echo, received=self.received,
+                                                    each=each)
         except WorkerDied as exc:
             self.events.append(f"Calling `{name}` stopped the worker ({exc}).")
             self._collect(self.worker, alive=False)
             self.server.retire(self.worker)
             self.worker = None
-            return [StudentError(f"`{name}` did not return: {exc}.")] * len(calls)
+            said = self._overran(name, len(calls), bound, left) if exc.late else f"`{name}` did not return: {exc}."
+            return [StudentError(said)] * len(calls)
         if not reply["ok"]:                           # e.g. the function removed itself from the notebook
             return [StudentError(f"`{name}` could not be called: {reply['error']['message'][:300]}")] * len(calls)
         return outcomes if echo or raw else [self._outcome(name, o) for o in outcomes]
+
+    def _overran(self, name: str, count: int, bound: float, left: float) -> str:
+        """What a student reads when the worker gave no answer in time: which limit it met (this submission's
+        whole grading time, or the time its calls may take) in whole seconds, and what to do."""
+        todo = "look for a loop that never ends or one that is far slower than it needs to be"
+        if left < bound:
+            return (f"`{name}` did not return before this submission's grading time ran out "
+                    f"({whole_seconds(self.limits.total_seconds)} for the whole submission): {todo}.")
+        asked = "one call" if count == 1 else f"{count} calls"
+        return (f"`{name}` did not return: no answer within {whole_seconds(bound)} ({asked}, each may take "
+                f"{whole_seconds(self.limits.call_seconds)}): {todo}.")
 
     def _batch_seconds(self, count: int, each: float | None) -> float:
         """How long a round trip of ``count`` calls may take: ``call_seconds``, or with a limit per call in the

@@ -105,14 +105,28 @@ def _check_size(arrays: list, max_bytes: int) -> None:
     total = _held(arrays)
     if total > max_bytes:
         raise Refused(f"the result takes {total >> 20} MiB as the grader reads it (8 bytes a number), more than "
-                      f"the {max_bytes >> 20} MiB the grader accepts; return only the arrays the exercise asks for")
+                      f"the {max_bytes >> 20} MiB the grader accepts from one answer; return only the arrays the "
+                      "exercise asks for")
 
 
 def _check_budget(arrays: list, budget: tuple[int, int] | None) -> None:
-    if budget is not None and _held(arrays) > budget[0]:
-        raise Refused(f"the notebook's functions have returned more data than the grader accepts from one "
-                      f"notebook ({budget[1] >> 20} MiB of results in all); return only the arrays the "
-                      "exercise asks for")
+    """Refused past what is left of the notebook's results, saying this answer's own size: one answer as large
+    as all a notebook may return is said to be that (an 8 MiB int8 answer, 64 MiB once read, was told only that
+    the notebook's functions had returned more than 64 MiB in all), else what was left."""
+    held = _held(arrays)
+    if budget is None or held <= budget[0]:
+        return
+    size = f"the result takes {_mib(held)} as the grader reads it (8 bytes a number)"
+    if held >= budget[1]:
+        raise Refused(f"{size}, as much as the grader accepts from one notebook's functions in all ({_mib(budget[1])});"
+                      " return only the arrays the exercise asks for")
+    raise Refused(f"the notebook's functions have returned more data than the grader accepts from one notebook "
+                  f"({budget[1] >> 20} MiB of results in all): {size} and {_mib(budget[0])} was left; return only "
+                  "the arrays the exercise asks for")
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes >> 20} MiB" if nbytes >= 1 << 20 else f"{nbytes >> 10} KiB"
 
 
 def _node(value, arrays, depth, count):
@@ -136,10 +150,23 @@ def _array(value, arrays) -> int:
         arr = value
     elif type(value) in (bool, int, float) or (isinstance(value, np.generic) and type(value).__module__ == "numpy"):
         arr = np.asarray(value)
+    elif isinstance(value, (int, float, np.generic)):        # a class of the student's own, made from a number
+        raise Refused(f"the result is {_a(type(value).__name__)}, a subclass of {_number_base(value)}; return a "
+                      "plain number (float(result))")
     else:
         raise Refused(f"the result is {_a(type(value).__name__)}; return a numpy array or a number")
     arrays.append(_wire_dtype(arr))
     return len(arrays) - 1
+
+
+def _number_base(value) -> str:
+    """The number type a student's subclass was made from: numpy's (numpy.float64) or Python's (float)."""
+    for base in type(value).__mro__[1:]:
+        if base.__module__ == "numpy" and issubclass(base, np.generic):
+            return f"numpy.{base.__name__}"
+        if base in (int, float):
+            return base.__name__
+    return "a number"
 
 
 def _a(kind: str) -> str:

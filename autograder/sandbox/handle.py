@@ -25,7 +25,17 @@ from .replies import check_reply
 
 
 class WorkerDied(Exception):
-    """The worker exited, crashed, overran a limit or broke the protocol; it has been killed."""
+    """The worker exited, crashed, overran a limit or broke the protocol; it has been killed. ``late``: it did
+    not answer within the seconds it was given (its message says how many, in whole seconds)."""
+
+    def __init__(self, why: str, late: bool = False):
+        super().__init__(why)
+        self.late = late
+
+
+def whole_seconds(seconds: float) -> str:
+    """A time limit as a person reads it: whole seconds, at least 1 ("32 s", not "31.75 s")."""
+    return f"{max(round(seconds), 1)} s"
 
 
 class WorkerHandle:
@@ -79,7 +89,7 @@ class WorkerHandle:
         try:
             rpc.send_all(self.sock.fileno(), rpc.encode_frame(rid, header, payload), deadline)
         except rpc.Deadline:
-            raise self._died(f"it did not take the grader's request within {seconds:g} s: it stopped "
+            raise self._died(f"it did not take the grader's request within {whole_seconds(seconds)}: it stopped "
                              "reading") from None
         except (rpc.PeerGone, OSError):
             raise self._died("the worker process ended (it exited, crashed or was killed)") from None
@@ -91,7 +101,7 @@ class WorkerHandle:
             got, reply, data = self.reader.read(deadline, most)
             check_reply(header, rid, got, reply)
         except rpc.Deadline:
-            raise self._died(f"no answer within {seconds:g} s") from None
+            raise self._died(f"no answer within {whole_seconds(seconds)}", late=True) from None
         except (rpc.PeerGone, OSError):
             raise self._died("the worker process ended (it exited, crashed or was killed)") from None
         except rpc.ProtocolError as exc:
@@ -134,9 +144,9 @@ class WorkerHandle:
             raise self._died(f"the worker sent results the grader cannot read: {str(exc)[:200]}") from None
         return reply, _paired(outcomes, options)
 
-    def _died(self, why: str) -> WorkerDied:
+    def _died(self, why: str, late: bool = False) -> WorkerDied:
         self.kill()
-        return WorkerDied(why)
+        return WorkerDied(why, late)
 
     def fd_output(self, cap: int) -> str:
         """What the worker's processes wrote to fds 1 and 2: at most ``cap`` bytes, read from our own file."""

@@ -13,6 +13,7 @@ import os
 import resource
 import signal
 import struct
+import tempfile
 from pathlib import Path
 
 from . import cgroups, landlock, namespaces, rootfs, seccomp
@@ -103,6 +104,7 @@ def apply_all(host_workdir: str, cgroup_dirs: list, limits: Limits, mark=None) -
     workdir, own_uid = _isolate_files(status, host_workdir, limits, uid, root, mark)
     os.environ.clear()
     os.environ.update(sandbox_env(workdir))
+    tempfile.tempdir = None                          # asked again from TMPDIR: the fork server's answer was /tmp
     os.chdir(workdir)
     mark("environment and working folder")
     status["rlimits"] = _rlimits(limits)

@@ -12,3 +12,26 @@ def raised_in(exc: BaseException, namespace: dict) -> str | None:
             found = code.co_name
         tb = tb.tb_next
     return found
+
+
+UNREADABLE = "(its message could not be read)"
+
+
+def exception_type(exc: BaseException) -> str:
+    """The name of ``exc``'s class, or "an exception" when even that cannot be read (a metaclass's own
+    ``__name__`` may raise)."""
+    try:
+        name = type(exc).__name__
+    except BaseException:  # noqa: BLE001 - a student's class: anything may raise
+        return "an exception"
+    return name[:80] if type(name) is str and name else "an exception"
+
+
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or ``UNREADABLE`` when it raises or is not a string: a student's exception whose
+    ``__str__`` raises is still an exception the student raised, not a call that failed."""
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a student's __str__: anything may raise
+        return UNREADABLE
+    return text if type(text) is str else UNREADABLE

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import rpc
 from .convert import Screen, encode_results
-from .origin import raised_in
+from .origin import exception_text, exception_type, raised_in
 
 
 class CappedText(io.TextIOBase):
@@ -42,7 +42,7 @@ class CappedText(io.TextIOBase):
 
 
 def _summary(exc: BaseException) -> dict:
-    return {"type": type(exc).__name__[:80], "message": str(exc)[:500]}
+    return {"type": exception_type(exc), "message": exception_text(exc)[:500]}
 
 
 class Worker:

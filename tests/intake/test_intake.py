@@ -86,6 +86,32 @@ def test_nbformat_3_converted(submission):
     assert any("def cross_attention" in c.source for c in intake.cells)
 
 
+@pytest.mark.parametrize("content", [{"cells": "nope", "hello": 1}, {"nbformat": 3, "worksheets": 7},
+                                     {"nbformat": "4", "cells": []}])
+def test_json_that_is_not_a_notebook_is_said_in_one_line(submission, content):
+    """JSON that is not nbformat (no version, a version it does not hold to): one line saying it could not be read
+    as a notebook and was not graded. It read "converted to version 4 and graded", then "could not be converted;
+    it was not graded"."""
+    (submission / "ex1_attention.ipynb").write_text(json.dumps(content))
+    said = [p for p in _intake(submission).problems if p.startswith("ex1_attention.ipynb")]
+    assert len(said) == 1 and "could not be read as a Jupyter notebook" in said[0], said
+    assert "it was not graded" in said[0] and "converted to version 4" not in said[0]
+
+
+def test_nbformat_3_converted_is_said_once(submission):
+    path = submission / "ex4_cross_attention.ipynb"
+    path.write_text(json.dumps(nbformat.convert(nbformat.read(path, as_version=4), 3)))
+    said = [p for p in _intake(submission).problems if p.startswith("ex4_cross_attention.ipynb")]
+    assert said == ["ex4_cross_attention.ipynb uses nbformat 3; it was converted to version 4 and graded."], said
+
+
+def test_binary_junk_is_not_said_graded(submission):
+    """Random bytes: no code is recovered, and the student is not told "recovered from 0 cell(s) and graded"."""
+    (submission / "ex3_memory.ipynb").write_bytes(bytes(range(256)) * 64)
+    said = [p for p in _intake(submission).problems if "not valid JSON" in p]
+    assert said and said[0].endswith("no code could be recovered from it, so it was not graded."), said
+
+
 def test_undecodable_bytes(submission):
     path = submission / "ex3_memory.ipynb"
     data = path.read_bytes().replace(b"Bytes of one", b"Bytes \xff\xfe of one")
@@ -172,3 +198,28 @@ def test_a_copy_handed_out_before_the_instructor_re_weighted_a_cell_is_no_integr
     assert intake.problems == [] and not intake.needs_review
     _edit(submission / "ex3_memory.ipynb", lambda nb: _cell(nb, "ex3_memory").metadata["nbgrader"].update(points=3))
     assert any("nbgrader settings of cell 'ex3_memory' were changed" in p for p in _intake(submission).problems)
+
+
+@pytest.mark.parametrize("grade_id", ["ex1_softmax", "ex2_mask_visible"])    # a test cell, a read-only one
+def test_a_locked_cell_whose_metadata_was_stripped_is_not_said_deleted(submission, grade_id):
+    """One locked cell's nbgrader metadata removed (its text intact, the others' metadata kept): the student and
+    the instructor read that its metadata is missing, not that the cell was deleted; it is found by its text,
+    its tests stand where it stands, and nothing needs a person."""
+    notebook = "ex1_attention" if grade_id.startswith("ex1") else "ex2_causal_mask"
+    _edit(submission / f"{notebook}.ipynb", lambda nb: _cell(nb, grade_id).metadata.pop("nbgrader"))
+    intake = _intake(submission)
+    assert not any("deleted" in p for p in intake.problems), intake.problems
+    assert any(f"locked cell '{grade_id}' lost its nbgrader metadata (the grade_id is no longer found)" in n
+               for n in intake.notes), intake.notes
+    assert not intake.needs_review
+    assert grade_id != "ex1_softmax" or any(g.grade_id == grade_id for g in intake.grade_cells)
+
+
+def test_a_locked_cell_whose_grade_id_was_changed_says_so(submission):
+    """Its grade_id changed to another (the text intact): said to be changed, with both ids, for a person."""
+    _edit(submission / "ex1_attention.ipynb",
+          lambda nb: _cell(nb, "ex1_softmax").metadata["nbgrader"].update(grade_id="free_points"))
+    intake = _intake(submission)
+    assert not any("deleted" in p or "extra grade cell" in p for p in intake.problems), intake.problems
+    assert any("grade_id of the locked cell 'ex1_softmax' was changed to 'free_points'" in p for p in intake.problems)
+    assert intake.needs_review and any(g.grade_id == "ex1_softmax" for g in intake.grade_cells)

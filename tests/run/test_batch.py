@@ -102,3 +102,19 @@ def test_resume_skips_complete_records(graded, tmp_path):
     said = "\n".join(result.notes)
     assert "'gone' was graded before, but submitted/<student>/ch04_attention/ is gone" in said, said
     assert "submitted/zed/ holds no ch04_attention/ (it holds 'ch04_Attention'), so 'zed' was not graded" in said
+
+
+def test_a_class_without_the_exchange_is_told_on_the_terminal_where_its_pages_are(graded, tmp_path):
+    """A class copied into submitted/ by hand (init's list offers it) has no submission secrets, and the last
+    command init prints, nbgrader release_feedback, stops there with a FileNotFoundError traceback: grade says so
+    in its notes (printed on the terminal), not only in the report."""
+    import shutil
+    course, reference_out = graded
+    assert not list((course / "submitted").rglob("submission_secret.txt"))
+    out = tmp_path / "again"
+    shutil.copytree(reference_out / "records", out / "records")
+    result = grade_batch(course=course, out=out, resume=True, progress=False, workers=1,
+                         gradebook_url=gradebook_in(out), create_gradebook=True)
+    said = [n for n in result.notes if "submission_secret.txt" in n]
+    assert len(said) == 1 and "nbgrader release_feedback needs the exchange" in said[0], result.notes
+    assert "feedback/&lt;student&gt;/ch04_attention/" in (out / "report.html").read_text()

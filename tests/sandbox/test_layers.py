@@ -137,6 +137,28 @@ def test_a_worker_reports_every_layer_it_applied(server):
     assert pid == "1" and int(uid) >= layers.UID_BASE and cwd == namespaces.WORKDIR and shm.strip() == "[]"
 
 
+TEMP_FILES = """import os, tempfile
+import numpy as np
+with tempfile.NamedTemporaryFile() as t:
+    m = np.memmap(t.name, dtype="float64", mode="w+", shape=(3,))
+    m[:] = 2
+    print(tempfile.gettempdir() == os.environ["TMPDIR"], float(m.sum()))
+"""
+
+
+def test_a_students_temporary_files_go_to_the_workers_own_folder(server):
+    """``tempfile`` in the worker writes where TMPDIR says (the worker's own tmpfs): the fork server had already
+    asked ``tempfile`` for its folder under the grader's environment (/tmp), which ``tempfile`` keeps, and a
+    student's NamedTemporaryFile (a memmap's backing file) met PermissionError on /tmp."""
+    handle = WorkerHandle(server, Limits())
+    try:
+        reply = handle.run_cell(TEMP_FILES, 20)
+        out, _ = handle.request({"op": "output"}, 5)
+    finally:
+        handle.cleanup()
+    assert reply["ok"] and out["stdout"].split() == ["True", "6.0"], (reply, out)
+
+
 @ROOT_ONLY
 def test_mounts_in_the_worker_never_reach_the_host():
     """On a host whose mounts are shared (systemd), a worker's mounts must not propagate back."""

@@ -69,3 +69,19 @@ def test_the_direct_path_counts_what_the_grader_holds_not_the_bytes_returned():
     kind, said = plain(np.ones(1000, dtype=np.int8), 4000)
     assert kind == "refused" and "as the grader reads it" in said
     assert plain(np.ones(500, dtype=np.int8), 4000)[0] == "ok"
+
+
+@pytest.mark.parametrize("base, named", [("np.float64", "numpy.float64"), ("np.int32", "numpy.int32"),
+                                         ("float", "float"), ("int", "int")])
+def test_a_number_of_the_students_own_class_is_refused_saying_what_it_is(base, named):
+    """A subclass of a number (numpy's or Python's) is refused as a subclass of that number, with what to return
+    (it read "the result is a F; return a numpy array or a number", though it is one), in-process and on the
+    wire alike."""
+    from autograder.sandbox.convert import decode_many, encode_results
+    namespace: dict = {"np": np}
+    exec(f"class Funny({base}):\n    pass\nvalue = Funny(3)", namespace)
+    kind, said = plain(namespace["value"], MAX)
+    assert kind == "refused" and said == (f"the result is a Funny, a subclass of {named}; return a plain number "
+                                          "(float(result))"), said
+    reply, payload = encode_results([("ok", namespace["value"])], MAX)
+    assert decode_many(reply, payload, 1)[0][2] == said

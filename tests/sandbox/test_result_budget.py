@@ -193,3 +193,35 @@ def test_a_batch_of_answers_is_screened_as_each_is_read_so_the_worker_never_hold
     shared = _call_many_fn(lambda: np.ones(MIB), calls, b"", {}, None, Screen(64 * MIB, (20 * MIB, 256 * MIB)))
     assert [kind for kind, _ in shared] == ["ok", "ok", "refused", "refused", "refused", "refused"]
     assert TOO_MUCH in shared[2][1]["message"]                   # 8 MiB an answer: two fit in 20 MiB
+
+
+ONE_THEN_INT8 = """import numpy as np
+calls = []
+def small(*args, **kwargs):
+    calls.append(1)
+    return np.ones(1 << 20) if len(calls) == 1 else np.ones(8 << 20, dtype=np.int8)
+"""
+
+
+def test_one_answer_as_large_as_the_notebooks_share_is_told_its_own_size(server):
+    """A real worker under the default limits (64 MiB a notebook): 8 MiB of float64, then one 8 MiB int8 answer
+    (64 MiB once read). The student reads that answer's size and that it alone is as much as a notebook may
+    return, not that "the notebook's functions have returned more data" than 64 MiB in all."""
+    student = SandboxedStudent(server, [CodeCell("ex1_attention", 0, ONE_THEN_INT8)], ["small"], Limits())
+    try:
+        first, second = (student.call_many("small", [()])[0] for _ in range(2))
+    finally:
+        student.close()
+    assert isinstance(first, np.ndarray) and not isinstance(second, np.ndarray)
+    assert str(second).endswith(": the result takes 64 MiB as the grader reads it (8 bytes a number), as much as "
+                                  "the grader accepts from one notebook's functions in all (64 MiB); return only the arrays the exercise asks "
+                                  "for"), str(second)
+    assert TOO_MUCH not in str(second)
+
+
+def test_past_what_is_left_the_answer_says_its_size_and_what_was_left():
+    """Past the notebook's share, the refusal names this answer's size and what was left, in KiB below 1 MiB."""
+    from autograder.sandbox.convert import Screen
+    said = Screen(64 * MIB, (MIB // 2, 4 * MIB))(np.ones(MIB // 4))[1]["message"]
+    assert TOO_MUCH in said and "(4 MiB of results in all): the result takes 2 MiB as the grader reads it" in said
+    assert "and 512 KiB was left" in said, said

@@ -2,6 +2,7 @@
 import importlib
 import os
 import pkgutil
+import re
 import socket
 from pathlib import Path
 
@@ -252,3 +253,60 @@ def test_a_student_who_raises_the_workers_words_is_told_it_raised(server, tmp_pa
     record = _score(server, tmp_path, code)
     said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
     assert said and all(m.startswith("`causal_mask` raised TimeoutError: did not return within 1 s") for m in said), said
+
+
+UNREADABLE_STR = """
+class Sly(Exception):
+    def __str__(self):
+        raise {inner}
+
+def causal_mask(n):
+    raise Sly('x')
+"""
+
+
+@pytest.mark.parametrize("inner", ["ValueError('no')", "Sly('again')", "SystemExit(3)"])
+def test_a_student_exception_whose_str_raises_is_said_to_be_raised(server, tmp_path, inner):
+    """An exception whose ``__str__`` raises (again, or a BaseException) is still what the function raised:
+    the student is told it raised Sly and that its message could not be read. Before, the worker's summary of it
+    raised in turn and the student read that `causal_mask` "could not be called"."""
+    record = _score(server, tmp_path, UNREADABLE_STR.format(inner=inner))
+    said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
+    assert said and all(m.startswith("`causal_mask` raised Sly (its message could not be read)") for m in said), said
+    assert not any("could not be called" in c.message for c in record.checks)
+
+
+def test_a_student_exception_whose_str_raises_is_said_to_be_raised_in_process():
+    """The same words in-process (``grade_namespace``), where ``str(exc)`` raised into the grader."""
+    from autograder import grade_namespace
+    namespace: dict = {}
+    exec(UNREADABLE_STR.format(inner="ValueError('no')"), namespace)
+    record = grade_namespace(namespace)
+    said = [c.message for c in record.checks if c.grade_id == "ex2_mask"]
+    assert said and all(m.startswith("`causal_mask` raised Sly (its message could not be read)") for m in said), said
+
+
+DEAF_TO_ITS_TIMER = """
+def causal_attention(Q, K, V):
+    import signal
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})     # the worker's own timer never fires
+    while True:
+        pass
+"""
+
+
+@pytest.mark.parametrize("total, bound", [(30, "call"), (4, "submission")])
+def test_a_call_the_grader_ends_says_which_limit_in_whole_seconds(server, tmp_path, total, bound):
+    """A function deaf to the worker's timer is ended by the grader's deadline: the student reads that limit in
+    whole seconds (a batch's was "no answer within 31.75 s"), which limit it was (the calls' own time, or this
+    submission's grading time when that ran out first) and what to look for."""
+    limits = Limits(cell_seconds=4, call_seconds=1.3, total_seconds=total, spawns=3)
+    record = grade(ex2_notebook(tmp_path, "deaf", RIGHT_MASK, {"causal_attention": DEAF_TO_ITS_TIMER}), server, limits)
+    said = [c.message for c in record.checks if c.grade_id == "ex2_causal" and "did not return" in c.message]
+    assert said, [c.message for c in record.checks]
+    assert not any(re.search(r"\d\.\d+ s", m) for m in said), said
+    assert all("look for a loop that never ends" in m for m in said), said
+    if bound == "call":
+        assert all(re.search(r"no answer within \d+ s \((one call|\d+ calls), each may take 1 s\)", m) for m in said)
+    else:
+        assert any("before this submission's grading time ran out (4 s for the whole submission)" in m for m in said)
