@@ -9,7 +9,7 @@ from ..course.settings import Course
 from ..gradebook.lateness import Lateness, submission_times
 from ..gradebook.messages import Answer
 from ..inert import shown
-from ..records import OutputError, Record
+from ..records import Finding, OutputError, Record
 from .csvout import write_grades_csv
 from ..gradebook.client import GradebookWriter
 from ..journal.summary import before_deadline
@@ -104,6 +104,10 @@ def manual_work_on_resubmissions(records: list[Record], resubmitted) -> list[str
     return notes
 
 
+LOOK_AGAIN = ("a cell a person scored waits for them again in the gradebook (the work changed since it was "
+              "scored)")
+
+
 def with_manual_work(record: Record, answer: Answer | None) -> Record:
     """The record as the gradebook shows it: a person's scores and comments, and whether the cells
     flagged for review are all graded by hand (unchanged when the gradebook said nothing)."""
@@ -111,7 +115,10 @@ def with_manual_work(record: Record, answer: Answer | None) -> Record:
         return record
     manual = {g: v for g, v in answer.manual.items() if g in record.auto_cells}
     done = bool(manual) and not answer.needs_manual_grade                  # a person graded, none left
-    return replace(record, manual=manual, comments=list(answer.comments), reviewed=record.needs_review and done)
+    again = bool(manual) and answer.needs_manual_grade and not record.needs_review
+    return replace(record, manual=manual, comments=list(answer.comments), reviewed=record.needs_review and done,
+                   needs_review=record.needs_review or again,             # as formgrader counts it
+                   findings=(*record.findings, *((Finding(LOOK_AGAIN),) if again else ())))
 
 
 def _lateness(gradebook, records: list[Record], course: Path, assignment: str,

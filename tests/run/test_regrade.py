@@ -1,6 +1,7 @@
 """Regrades keep the class whole and current, and a person's work in the gradebook is the instructor's:
 a resubmission is regraded by --resume, --student rewrites every class output from all current records,
 and a manual score or comment set as formgrader sets it is kept, never re-flagged and shown everywhere."""
+import csv
 import shutil
 
 import pytest
@@ -123,11 +124,12 @@ def test_a_resubmission_after_manual_grading_tells_the_instructor_to_look_again(
     _resubmit(course, "no-scaling", "correct-1", "2026-11-30 12:00:00.000000 UTC")
     capsys.readouterr()
     assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert ("note: 'no-scaling' resubmitted after a person scored ex1_attention (4 by hand; the checks now give "
             "5 of 5): the score given by hand still counts") in err
     assert "correct-1" not in err and export_gradebook(course)["no-scaling"] == 27.0
     _flagged_for_other_work(course, "no-scaling")                 # formgrader asks the person to look again
+    _counted_for_review(course, out + err, "no-scaling")                # and every summary counts it, as formgrader does
     assert main(["grade", "--course", str(course), "--workers", "1", "--resume"]) == 0
     assert "resubmitted after a person scored" not in capsys.readouterr().err     # said once, when regraded
     _flagged_for_other_work(course, "no-scaling")                 # and the flag stays until the person saves
@@ -142,6 +144,17 @@ def test_a_resubmission_after_manual_grading_tells_the_instructor_to_look_again(
     _resubmit(course, "no-scaling", "no-scaling", "2026-11-29 12:00:00.000000 UTC")   # collect --before-duedate
     assert main(["grade", "--course", str(course), "--workers", "1"]) == 0            # a plain grade, too
     _flagged_for_other_work(course, "no-scaling")
+
+
+def _counted_for_review(course, terminal: str, student: str) -> None:
+    """The terminal's summary, grades.csv and the report count a cell a person must look at again as formgrader
+    does (they counted one student fewer: the checks of the new work need no review)."""
+    rows = {r["student_id"]: r for r in csv.DictReader((course / "grading" / "grades.csv").open())}
+    assert rows[student]["needs_review"] == "true" and rows["correct-1"]["needs_review"] == "false"
+    report = (course / "grading" / "report.html").read_text()
+    assert "1 need review" in report and "waits for them again in the gradebook" in report
+    line = next(line for line in terminal.splitlines() if line.startswith(student + " "))
+    assert "yes" in line.split(), terminal
 
 
 def _flagged_for_other_work(course, student: str) -> None:
