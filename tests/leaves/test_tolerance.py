@@ -84,7 +84,7 @@ def test_all_close_is_close_of_every_pair():
     rng = np.random.default_rng(41)
     pairs = [(a, b) for a, b in _pairs(rng) if np.shape(a) == np.shape(b) or rng.random() < 0.1]
     with np.errstate(all="ignore"):
-        for k in range(400):
+        for _ in range(400):
             chosen = [pairs[i] for i in rng.choice(len(pairs), size=int(rng.integers(0, 6)), replace=False)]
             want = all(close(a, b) for a, b in chosen)
             assert tolerance.all_close(chosen) is want, chosen
