@@ -60,6 +60,21 @@ class Reply:
         return self.value
 
 
+@dataclass(frozen=True)
+class NotYet(Reply):
+    """The place of a question not asked in the first batch: the evidence beyond its first call (``runner``), asked
+    in the next batch only when a judge reads it. ``held``: what the runner keeps of the question's check."""
+    held: object = None
+
+    def get(self):
+        self.held.needed = True
+        raise NotAskedYet()
+
+
+class NotAskedYet(Exception):
+    """A judge read the reply to a question the runner has not asked yet: it judges again once it is asked."""
+
+
 def _part(a):
     if isinstance(a, np.ndarray):
         return ("array", a.shape, a.dtype.str, a.tobytes())

@@ -75,3 +75,21 @@ def test_the_grader_s_comparisons_take_the_short_path(monkeypatch):
     assert close(a, a + 1e-9) and not close(a, a + 1)
     assert same_values(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
     assert close(a.astype(np.float16).astype(float).view(HalfPrecision), a)
+
+
+def test_all_close_is_close_of_every_pair():
+    """all_close (one element test per tolerance) gives the verdict of close on each pair, all of them: random,
+    special values, HalfPrecision (another tolerance), other dtypes and shapes; and one wrong pair among many right
+    ones of either tolerance fails it."""
+    rng = np.random.default_rng(41)
+    pairs = [(a, b) for a, b in _pairs(rng) if np.shape(a) == np.shape(b) or rng.random() < 0.1]
+    with np.errstate(all="ignore"):
+        for _ in range(400):
+            chosen = [pairs[i] for i in rng.choice(len(pairs), size=int(rng.integers(0, 6)), replace=False)]
+            want = all(close(a, b) for a, b in chosen)
+            assert tolerance.all_close(chosen) is want, chosen
+    right = [(np.full(3, 1.0), np.full(3, 1.0 + 1e-9)), (np.ones(2).view(HalfPrecision), np.full(2, 1.004))]
+    assert tolerance.all_close(right * 5)
+    assert not tolerance.all_close(right * 5 + [(np.ones(2).view(HalfPrecision), np.full(2, 1.05))])
+    assert not tolerance.all_close(right * 5 + [(np.ones(2), np.full(2, 1.001))])
+    assert not tolerance.all_close(right + [(np.ones(2), np.ones(3))])

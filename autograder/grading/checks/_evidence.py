@@ -13,7 +13,8 @@ A wrong formula that computes (unscaled scores, a wrong axis, a wrong mask) pass
 charged by the check that owns it.
 
 The questions are declared with the check's (``evidence``) and their replies read only as far as the
-judgement needs them.
+judgement needs them: the first call is asked with the check's questions, the rest (asked again, the relations)
+only when the first answer is not the engine's (``runner``: in the next batch, the check then judged again).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import numpy as np
 
 import solutions as S
 
-from ..asking import Question
+from ..asking import NotYet, Question
 from ..references import memoised
 from ..relations import EVIDENCE, laid_out, relation
 from ...tolerance import close, same_values
@@ -96,6 +97,9 @@ def unproven(ev: Evidence, got: list, read, reference, part: int | None = None) 
     want = reference(*ev.case, **ev.kwargs)
     mine, right = (one, want) if part is None else (_part(one, part), want[part])
     if _right(mine, right) or _has_nan(mine):
+        return None
+    if isinstance(got[1], NotYet):        # the rest is asked in the next batch, and the check judged again then
+        got[1].held.needed = True
         return None
     if not same_values(read(got[1]), one):
         return Unproven(f"returns other {_what(ev)} when called twice with the same inputs ({_shapes(ev)})", True)
