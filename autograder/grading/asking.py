@@ -19,6 +19,7 @@ import numpy as np
 
 from ..sandbox.convert import plain
 from ..sandbox.limits import Limits
+from .hiding import grader_hidden
 from .student import StudentError, StudentRaised, callers_of, missing_error, raised_error
 
 MAX_RESULT = Limits().result_bytes
@@ -100,7 +101,8 @@ def in_process(student, function: str, questions: list[Question]) -> list[Reply]
 def _one(student, function, fn, args, q: Question):
     """(value, exception, the arguments right after the call when echoed) of one call."""
     try:
-        value, error = fn(*args, **dict(q.kwargs)), None
+        with grader_hidden():                                  # no `import solutions` in-process (hiding.py)
+            value, error = fn(*args, **dict(q.kwargs)), None
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
         origin = student.origin(exc) if hasattr(student, "origin") else None
         callers = callers_of(sys._getframe())                # who called it: hidden from its text, as the worker's
