@@ -10,7 +10,7 @@ import solutions
 from autograder.grading.hiding import grader_hidden
 
 # Two gaming notebooks of our own: one imports the reference inside the function, one looks for it among
-# the loaded modules; each falls back to a uniform answer where it finds nothing.
+# the grader's loaded modules (sys.modules); each falls back to a uniform answer where it finds nothing.
 BORROWS = """
 import numpy as np
 
@@ -32,6 +32,8 @@ import numpy as np
 
 def cross_attention(Q, K, V):
     for name, mod in list(sys.modules.items()):
+        if not name.startswith(("solutions", "autograder")):     # the grader's modules, wherever loaded
+            continue
         f = getattr(mod, "cross_attention", None) if mod is not None else None
         if callable(f) and name != __name__ and getattr(f, "__module__", None) != __name__:
             return f(Q, K, V)
