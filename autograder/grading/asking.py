@@ -20,7 +20,8 @@ import numpy as np
 from ..sandbox.convert import plain
 from ..sandbox.limits import Limits
 from .hiding import grader_hidden
-from .student import StudentError, StudentRaised, callers_of, missing_error, raised_error
+from .student import (StudentError, StudentRaised, callers_of, missing_error, note_environment,
+                      raised_error)
 
 MAX_RESULT = Limits().result_bytes
 
@@ -107,6 +108,7 @@ def _one(student, function, fn, args, q: Question):
         origin = student.origin(exc) if hasattr(student, "origin") else None
         callers = callers_of(sys._getframe())                # who called it: hidden from its text, as the worker's
         value, error = None, raised_error(function, exc, getattr(student, "notebook", None), origin, callers)
+        note_environment(student, function, error)
     return value, error, (_copies(args) if q.echo else None)
 
 
