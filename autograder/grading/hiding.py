@@ -20,15 +20,23 @@ import sys
 from ..sandbox.allowed import HIDDEN_PACKAGES
 
 
-def _hidden_names() -> list[str]:
-    return [name for name in list(sys.modules) if name.partition(".")[0] in HIDDEN_PACKAGES]
+_seen: list = [None, ()]         # (what sys.modules looked like, the hidden names then): read again when it changes
+
+
+def _hidden_names() -> tuple[str, ...]:
+    """The loaded modules of the hidden packages; the scan is kept until a module is added or removed (the
+    number of modules and the last one added: one call of a student's function rarely changes either)."""
+    shape = (len(sys.modules), next(reversed(sys.modules), None))
+    if _seen[0] != shape:
+        _seen[:] = [shape, tuple(n for n in list(sys.modules) if n.partition(".")[0] in HIDDEN_PACKAGES)]
+    return _seen[1]
 
 
 @contextlib.contextmanager
 def grader_hidden():
     """The grader's packages unreachable through imports and ``sys.modules`` inside the block."""
-    names = _hidden_names()
-    kept = {name: sys.modules[name] for name in names}
+    kept = {name: sys.modules[name] for name in _hidden_names() if name in sys.modules}
+    names = tuple(kept)
     try:
         for name in names:
             sys.modules[name] = None
