@@ -27,6 +27,7 @@ from ...misconceptions import diagnose_square, follow_ups, square_input
 from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, Raised, answer, credited, fail, listified,
                     mismatch, nan_first, normal, ok, pick_sizes, question, stateful)
 from ._evidence import attention_evidence, fresh_case, unproven
+from ._parts import dropout_left_on, swapped_right
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
 REFERENCE = {name: memoised(getattr(S, name))          # computed once per input, shared by the checks
@@ -210,7 +211,7 @@ def _matches(name, plan, got):
         raise restated(name, exc, first, credit=HALF) from None
     problem = state_problem(name, r, reference(*first), varied, ("output", "weights"))
     if problem:
-        return (_nan(name, first, r.first) or _dropout_left_on(name, first, [r.first, r.again])
+        return (_nan(name, first, r.first) or _dropout(name, first, [r.first, r.again])
                 or _not_computing(name, plan, got, r.first) or _stateful(name, problem, r.first[1]))
     answers = [(first, r.first, True, None)] + [(v.args, a, True, None) for v, a in zip(varied, r.varied)]
     answers += [(args, pair_of(name, g, args, credit=HALF), strict, None)
@@ -240,47 +241,12 @@ def _one_part_right(name, answers) -> float:
         if strict or (out.shape, w.shape) == (want_out.shape, want_w.shape):
             right[0].append(close(out, want_out))
             right[1].append(close(w, want_w))
-    return HALF if all(right[0]) != all(right[1]) or _swapped_right(name, answers) else 0.0
+    return HALF if all(right[0]) != all(right[1]) or swapped_right(REFERENCE[name], answers) else 0.0
 
 
-def _dropout_left_on(name, first, pairs):
-    """Dropout left on: every answer to the same inputs holds the right weights with a share of them (under half)
-    zeroed and every other one times one factor c > 1 (1 / (1 - p)), the output that weights @ V, and the answers
-    differ. The fitted parameters are p and c; random rows (seeded by a hash of the inputs or not) have no such
-    factor. The weights before the dropout are right: ``HALF`` of the values check; else None."""
-    Q, K, V = as_float64(first)
-    want_out, want_w = REFERENCE[name](Q, K, V)
-    factors = [_kept_times(w, want_w, out, V) for out, w in pairs]
-    if any(f is None for f in factors) or not np.isclose(factors[0], factors[1]) or same_values(*pairs):
-        return None
-    share = 1.0 - 1.0 / factors[0]
-    return credited(stateful(f"`{name}` returns the right weights with some of them zeroed at random and the others "
-                             f"times {factors[0]:.3g} (dropout with p = {share:.2g}, still on): rows no longer sum to "
-                             "1 and each call differs. Apply dropout only when training (default it off).",
-                             student_weights=plot(pairs[0][1])), HALF)
-
-
-def _kept_times(w, want_w, out, V) -> float | None:
-    """The one factor c > 1 with w = c * want_w wherever w is not 0 (zeroed: under half of them), and out = w @ V."""
-    w, out = np.asarray(w, dtype=float), np.asarray(out, dtype=float)
-    if w.shape != want_w.shape or out.shape != (len(w), V.shape[1]) or not close(out, w @ V):
-        return None
-    kept = w != 0
-    if kept.mean() < 0.5 or not kept.any() or np.any(want_w[kept] <= 0):
-        return None
-    ratio = w[kept] / want_w[kept]
-    c = float(np.median(ratio))
-    return c if c > 1.0 + 1e-9 and np.allclose(ratio, c, rtol=1e-6) else None
-
-
-def _swapped_right(name, answers) -> bool:
-    """Both parts right on every ordinary input, returned as (weights, output): computed right, returned in the
-    other order (the order is the shapes check's to charge, once): the values check keeps ``HALF``."""
-    for args, (out, w), _, _ in answers:
-        want_out, want_w = REFERENCE[name](*as_float64(args))
-        if out.shape != want_w.shape or w.shape != want_out.shape or not (close(out, want_w) and close(w, want_out)):
-            return False
-    return True
+def _dropout(name, first, pairs):
+    said = dropout_left_on(name, REFERENCE[name], first, pairs)
+    return credited(said, HALF) if said is not None else None
 
 
 def _same_id(name, plan, got):
