@@ -54,20 +54,20 @@ def _values(plan, got):
         value = "NaN" if np.isnan(m[bad]) else str(returned[bad]) if truth else f"{m[bad]:g}"
         wrong = mismatch(NAME, (n,), returned, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
                          "entries on and below the diagonal should be 0 and entries above it -inf.")
-        return ConstantMask(wrong, plan.attention) if _constant(plan, got) else wrong
+        return ConstantMask(wrong, plan.attention) if _zeros(plan, got) else wrong
     return _same_again(got[len(SIZES):])
 
 
-def _constant(plan, got) -> bool:
-    """Every mask asked of a size >= 2 holds one value everywhere (zeros, ones, -inf): what a stub returns."""
+def _zeros(plan, got) -> bool:
+    """Every mask asked of a size >= 2 is all zeros: what a stub returns, and the one constant mask the catalogue
+    names (``mask-missing``). Another constant (ones, -inf) names nothing by itself and is localised as before."""
     masks = [m for n, m, _ in _masks(plan, got) if n >= 2]
-    return all(m.shape == (n, n) for n, m in zip(SIZES[1:], masks)) and all(
-        np.all(m == m.flat[0]) for m in masks)
+    return all(m.shape == (n, n) for n, m in zip(SIZES[1:], masks)) and all(not np.any(m) for m in masks)
 
 
 @dataclass
 class ConstantMask(Later):
-    """A mask that holds one value everywhere names a family (zeros: ``mask-missing``) only when the notebook's
+    """A mask of zeros everywhere names its family (``mask-missing``) only when the notebook's
     causal_attention is shown to compute (``_evidence``): then it is a mistake of code that computes. Next to an
     attention that computes nothing it is what do-nothing code returns, and only the mask stage is said."""
     pending: Pending
@@ -85,8 +85,7 @@ class ConstantMask(Later):
             computes = False
         if computes:
             return self.pending.resolve(Probe(probe.student, NAME))
-        mask = np.asarray(self.pending.value)
-        return Outcome(False, f"{self.pending.message} It holds {mask.flat[0]:g} everywhere, whatever n, and "
+        return Outcome(False, f"{self.pending.message} It holds 0 everywhere, whatever n, and "
                        "`causal_attention` is not shown to compute its weights from Q and K either.", stage="mask")
 
 
