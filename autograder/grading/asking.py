@@ -19,7 +19,9 @@ import numpy as np
 
 from ..sandbox.convert import plain
 from ..sandbox.limits import Limits
-from .student import StudentError, StudentRaised, callers_of, missing_error, raised_error
+from .hiding import grader_hidden
+from .student import (StudentError, StudentRaised, callers_of, missing_error, note_environment,
+                      raised_error)
 
 MAX_RESULT = Limits().result_bytes
 
@@ -115,11 +117,13 @@ def in_process(student, function: str, questions: list[Question]) -> list[Reply]
 def _one(student, function, fn, args, q: Question):
     """(value, exception, the arguments right after the call when echoed) of one call."""
     try:
-        value, error = fn(*args, **dict(q.kwargs)), None
+        with grader_hidden():                                  # no `import solutions` in-process (hiding.py)
+            value, error = fn(*args, **dict(q.kwargs)), None
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - sys.exit() is a student error too
         origin = student.origin(exc) if hasattr(student, "origin") else None
         callers = callers_of(sys._getframe())                # who called it: hidden from its text, as the worker's
         value, error = None, raised_error(function, exc, getattr(student, "notebook", None), origin, callers)
+        note_environment(student, function, error)
     return value, error, (_copies(args) if q.echo else None)
 
 

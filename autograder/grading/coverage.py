@@ -14,6 +14,8 @@ from .asking import Question
 
 PROPERTIES = {
     "large": "large scores or inputs, where exp() overflows unless the maximum is subtracted",
+    "row-offsets": "rows thousands apart from one another, each spread over a few units: stability is per row "
+                   "(a softmax that turns into a hardmax, or subtracts one maximum for the whole array, fails)",
     "ties": "ties: equal inputs or scores, which must get equal weights",
     "one-d": "a 1-D input",
     "batch": "more than two axes, and any axis",
@@ -29,7 +31,7 @@ PROPERTIES = {
 
 _ARRAYS = ("ties", "integer", "float32", "float16", "same-id", "call-order", "size-one")
 APPLIES = {
-    "softmax": ("large", "one-d", "batch", "defaults-after", *_ARRAYS),
+    "softmax": ("large", "row-offsets", "one-d", "batch", "defaults-after", *_ARRAYS),
     "scaled_dot_product_attention": ("large", "rectangular", *_ARRAYS),
     "cross_attention": ("large", "rectangular", *_ARRAYS),
     "causal_attention": ("large", *_ARRAYS),
@@ -89,6 +91,16 @@ def _large(function, base, rng):
     if function != "causal_attention":
         return Q * LARGE["attention"], K * LARGE["attention"], V
     return diagonal_large(Q), diagonal_large(Q), V
+
+
+def row_offsets(x, rng) -> np.ndarray:
+    """x (ordinary values, on a grid of 1/256) with each row moved by its own whole offset, thousands apart (signs
+    mixed): the softmax of every row is that of the row near 0, so a right one gives it back, unchanged by the
+    offsets. The sums are exact in float32 (up to 2**15 on that grid), so a float32 softmax is right too."""
+    x = np.round(np.asarray(x, dtype=float) * 256) / 256
+    rows = int(np.prod(x.shape[:-1]))
+    offsets = rng.permutation(np.arange(rows) - rows // 2) * np.round(rng.uniform(2e3, 4e3))
+    return x + offsets.reshape(*x.shape[:-1], 1)
 
 
 def diagonal_large(Q, score: float = 1e4) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..assignment import NOTEBOOKS, notebook_of
 from .verdicts import Outcome
-from ..records import CheckResult, Record, check_result
+from ..records import CheckResult, Finding, Record, check_result
 from .rubric import RUBRIC
 from .runner import run_checks
 from .seeds import check_rng, student_seed
@@ -64,7 +64,8 @@ def grade_namespace(namespace: dict, student_id: str = "anonymous") -> Record:
     namespace, as nbgrader runs them; a grade cell's checks use its notebook's namespace.
     """
     seed = student_seed(student_id)
-    spaces = per_notebook(namespace)
+    spaces = {nb: NotebookFunctions(space, nb) for nb, space in per_notebook(namespace).items()}
     with quiet():
         checks = [r for g in RUBRIC for r in run_cell(spaces[notebook_of(g)], g, student_id, seed)]
-    return Record(student_id, checks)
+    found = tuple(Finding(event, nb) for nb, space in spaces.items() for event in space.events)
+    return Record(student_id, checks, needs_review=bool(found), findings=found)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..assignment import FUNCTIONS
 from ..sandbox.origin import UNREADABLE, exception_text, exception_type, raised_in
+from ..sandbox.allowed import HIDDEN_PACKAGES
 from ..tolerance import HalfPrecision
 
 MAX_MESSAGE = 300
@@ -34,6 +35,8 @@ class StudentError(Exception):
         self.raised = raised            # the type name, when the student's function raised
         self.stage = stage
 
+    environment: str | None = None      # a package the function imports that is not installed where it runs
+
 
 class StudentRaised(Exception):
     """An exception raised by the student's function in another process: its type name and message,
@@ -51,6 +54,7 @@ class NotebookFunctions:
 
     def __init__(self, namespace: dict, notebook: str | None = None):
         self.namespace, self.notebook = namespace, notebook
+        self.events: list[str] = []         # what needs a person (a package missing here: ``note_environment``)
 
     def get(self, name: str):
         return self.namespace.get(name)
@@ -77,10 +81,14 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
     kind = exc.type_name if isinstance(exc, StudentRaised) else exception_type(exc)
     text = " ".join(without_grader_frames(exception_text(exc), callers).split())
     origin = getattr(exc, "origin", None) or origin
-    missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind == "NameError" else None)
+    missing = getattr(exc, "missing", None) or (getattr(exc, "name", None) if kind in NAMED else None)
     where = f" in {notebook}.ipynb" if notebook else ""
     message = helper_message(name, notebook, kind, origin, missing)
-    if message is None and kind == "NotImplementedError" and not text:
+    package = not_installed(kind, missing)
+    if message is None and package:
+        message = (f"`{name}` imports `{package}`, which is not installed where the grader runs your code: this is "
+                   "not a wrong answer, and an instructor will review it (numpy alone is graded automatically).")
+    elif message is None and kind == "NotImplementedError" and not text:
         message = (f"`{name}`{where} is still the stub: it raises NotImplementedError. Replace "
                    "`raise NotImplementedError()` with your code and run the cell.")
     elif message is None and getattr(exc, "late", False) and text.startswith(LATE_WORDS):   # the worker's flag
@@ -91,7 +99,35 @@ def raised_error(name: str, exc: BaseException, notebook: str | None = None, ori
         message = f"`{name}` raised {kind} {UNREADABLE}"
     elif message is None:
         message = f"`{name}` raised {kind}: {text}" if text else f"`{name}` raised {kind} (no message)"
-    return StudentError(_short(message), raised=kind)
+    error = StudentError(_short(message), raised=kind)
+    error.environment = package
+    return error
+
+
+NAMED = ("NameError", "ModuleNotFoundError")     # exceptions whose ``name`` says what was missing
+
+
+def not_installed(kind: str, missing) -> str | None:
+    """The package a ModuleNotFoundError says is not installed where the student's code runs; None for any other
+    error, and for the grader's own packages, hidden from student code on purpose (an ordinary error)."""
+    if kind != "ModuleNotFoundError" or type(missing) is not str or not missing:
+        return None
+    package = missing.partition(".")[0]
+    return None if package in HIDDEN_PACKAGES else package
+
+
+def note_environment(student, function: str, error) -> None:
+    """A package missing from the grading environment goes on the student's ``events`` (the record's review
+    findings), once per function and package."""
+    package, events = getattr(error, "environment", None), getattr(student, "events", None)
+    if not package or not isinstance(events, list):
+        return
+    notebook = getattr(student, "notebook", None)
+    said = (f"`{function}`{f' in {notebook}.ipynb' if notebook else ''} imports `{package}`, which is not installed "
+            f"where the grader runs student code, so its checks could not judge it: grade it by hand, or install "
+            f"`{package}` in the students' environment and grade again.")
+    if said not in events:
+        events.append(said)
 
 
 _raised = raised_error

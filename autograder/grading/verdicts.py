@@ -110,6 +110,7 @@ class Pending(Later):
     details: dict = field(default_factory=dict)
     locate: bool = True
     otherwise: str | None = None
+    stage: str | None = None        # the stage the check itself observed deviating, said when nothing more is shown
 
     def questions(self) -> list[list[Question]]:
         """The follow-up questions, in groups as the diagnosis asks them (``misconceptions.follow_ups``)."""
@@ -123,7 +124,7 @@ class Pending(Later):
         where = localise(self.function, self.args, self.value, probe) if self.locate else None
         if where is not None:
             return Outcome(False, f"{self.message} {where.sentence}", stage=where.stage, details=self.details)
-        return Outcome(False, self.otherwise or self.message, details=self.details)
+        return Outcome(False, self.otherwise or self.message, details=self.details, stage=self.stage)
 
 
 @dataclass
@@ -155,10 +156,11 @@ class Deferred(Exception):
 
 
 def mismatch(function: str, args: tuple, student_value, message: str, *, locate: bool = True,
-             otherwise: str | None = None, **details) -> Pending:
+             otherwise: str | None = None, observed: str | None = None, **details) -> Pending:
     """A failed comparison: names the misconception when a catalogue entry (or a compound) is proven to be what
-    the student wrote, else the stage that deviates, when the student's own values show one."""
-    return Pending(function, args, student_value, message, _listify(details), locate, otherwise)
+    the student wrote, else the stage that deviates, when the student's own values show one, else ``observed``
+    (the stage the check's own inputs isolate, if any)."""
+    return Pending(function, args, student_value, message, _listify(details), locate, otherwise, observed)
 
 
 def nan_first(function: str, args: tuple, value, parts: dict, context: str = "") -> Pending | None:

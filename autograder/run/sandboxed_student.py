@@ -19,7 +19,7 @@ from ..sandbox.handle import WorkerDied, WorkerHandle, cell_bytes, whole_seconds
 from ..sandbox.limits import Limits, Received
 from ..sandbox.rpc import MAX_PAYLOAD
 from ..grading.asking import Reply, reply_of
-from ..grading.student import StudentError, StudentRaised, missing_error
+from ..grading.student import StudentError, StudentRaised, missing_error, note_environment
 from ..sandbox.worker import LATE_AT_MOST
 
 LATE = ("TimeoutError", "NotAsked")          # what the worker says of a call past its time (and those not asked)
@@ -191,6 +191,8 @@ class SandboxedStudent:
         outcomes = self._calls(name, calls, each=self.limits.call_seconds, raw=True)
         replies = [reply_of(name, self._answer(name, o, q.echo), self.notebook, q.echo)
                    for q, o in zip(questions, outcomes)]
+        for reply in replies:
+            note_environment(self, name, reply.error)          # a package missing where student code runs
         if any(r.error is not None and r.error.raised in LATE and LATE_SAID in str(r.error) for r in replies):
             self.events.append(f"`{name}` ran past its time limit ({self.limits.call_seconds:g} s) on some of the "
                                "grader's questions; they failed, the others were graded.")

@@ -143,6 +143,8 @@ def _node(value, arrays, depth, count):
 
 
 def _array(value, arrays) -> int:
+    if type(value) is np.matrix:                  # numpy's own 2-D class (`*` is the matrix product): its numbers
+        value = value.view(np.ndarray)            # read as the plain array they are, as np.asarray would
     if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
         raise Refused(f"the result is {_a(type(value).__name__)}, a subclass of numpy.ndarray; "
                       "return a plain numpy array (np.asarray(result))")

@@ -210,9 +210,10 @@ def _into(args: list, kept: list, index) -> list:
 
 
 def _where(exc: BaseException, namespace: dict) -> dict:
-    """Which notebook function raised, and the name a NameError missed (the grader checks both)."""
+    """Which notebook function raised, and the name a NameError (or the module a ModuleNotFoundError) missed
+    (the grader checks both)."""
     try:
-        missing = getattr(exc, "name", None) if isinstance(exc, NameError) else None
+        missing = getattr(exc, "name", None) if isinstance(exc, (NameError, ModuleNotFoundError)) else None
         return {"where": raised_in(exc, namespace), "missing": missing if type(missing) is str else None}
     except Exception:  # noqa: BLE001 - a student's odd exception object: report it without the extras
         return {}

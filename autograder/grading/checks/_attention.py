@@ -27,6 +27,7 @@ from ...misconceptions import diagnose_square, follow_ups, square_input
 from ._base import (Check, Deferred, FollowUp, Outcome, Pending, Plan, Raised, answer, credited, fail, listified,
                     mismatch, nan_first, normal, ok, pick_sizes, question, stateful)
 from ._evidence import attention_evidence, fresh_case, unproven
+from ._parts import dropout_left_on, swapped_right
 from ._state import AskAlone, Varied, mutation_problem, repeat, repeat_questions, state_problem
 
 REFERENCE = {name: memoised(getattr(S, name))          # computed once per input, shared by the checks
@@ -210,8 +211,8 @@ def _matches(name, plan, got):
         raise restated(name, exc, first, credit=HALF) from None
     problem = state_problem(name, r, reference(*first), varied, ("output", "weights"))
     if problem:
-        return (_nan(name, first, r.first) or _not_computing(name, plan, got, r.first)
-                or _stateful(name, problem, r.first[1]))
+        return (_nan(name, first, r.first) or _dropout(name, first, [r.first, r.again])
+                or _not_computing(name, plan, got, r.first) or _stateful(name, problem, r.first[1]))
     answers = [(first, r.first, True, None)] + [(v.args, a, True, None) for v, a in zip(varied, r.varied)]
     answers += [(args, pair_of(name, g, args, credit=HALF), strict, None)
                 for (args, strict, _), g in zip(plan.more, got[trips:])]
@@ -240,7 +241,12 @@ def _one_part_right(name, answers) -> float:
         if strict or (out.shape, w.shape) == (want_out.shape, want_w.shape):
             right[0].append(close(out, want_out))
             right[1].append(close(w, want_w))
-    return HALF if all(right[0]) != all(right[1]) else 0.0
+    return HALF if all(right[0]) != all(right[1]) or swapped_right(REFERENCE[name], answers) else 0.0
+
+
+def _dropout(name, first, pairs):
+    said = dropout_left_on(name, REFERENCE[name], first, pairs)
+    return credited(said, HALF) if said is not None else None
 
 
 def _same_id(name, plan, got):

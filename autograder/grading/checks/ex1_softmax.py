@@ -204,27 +204,40 @@ def _honours_axis(x, axis, value, reply) -> bool:
 
 
 def _stable_plan(rng) -> Plan:
-    """Inputs near 1e4 give finite, right values; a mistake that shows on ordinary inputs too is not charged
-    again here."""
+    """Inputs near 1e4, and rows thousands apart each spread over a few units (``coverage.row_offsets``), give
+    finite, right values; a mistake that shows on ordinary inputs too is not charged again here."""
     x = normal(rng, 3, 5)
+    large = ((x * 1e4, "inputs near 1e4"), (coverage.row_offsets(x, rng), OFFSETS))
     evidence = array_evidence(rng, x)
-    return Plan([Question(NAME, (x * 1e4,), draws="large"), _ask(x)] + list(evidence.questions), x=x,
-                evidence=evidence)
+    asked = [Question(NAME, (large[0][0],), draws="large"), Question(NAME, (large[1][0],), draws="row-offsets")]
+    return Plan(asked + [_ask(x)] + list(evidence.questions), x=x, large=large, evidence=evidence)
+
+
+OFFSETS = "rows thousands apart, each spread over a few units"
 
 
 def _stable(plan, got):
     x = plan.x
-    with np.errstate(all="ignore"):
-        value = _value(got[0], x * 1e4, said="inputs near 1e4")
-    if not np.all(np.isfinite(value)):
-        return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 gives NaN or inf.")
-    if close(value, SOFTMAX(x * 1e4)):
+    values = []
+    for (arg, said), reply in zip(plan.large, got[:2]):
+        with np.errstate(all="ignore"):
+            value = _value(reply, arg, said=said)
+        if not np.all(np.isfinite(value)):
+            return mismatch(NAME, (arg,), value, f"softmax of {said} gives NaN or inf.")
+        values.append(value)
+    if all(close(v, SOFTMAX(arg)) for v, (arg, _) in zip(values, plan.large)):
         return _nothing(plan, got, "stability") or ok()
-    ordinary = _value(got[1], x)
+    ordinary = _value(got[2], x)
     if not close(ordinary, SOFTMAX(x)):                # wrong anyway: the value check's to charge
         return _nothing(plan, got, "stability") or ok()
-    return mismatch(NAME, (x * 1e4,), value, "softmax of inputs near 1e4 is wrong, although it is right "
-                    "on ordinary inputs.")
+    (arg, said), value = next(((a, s), v) for v, (a, s) in zip(values, plan.large) if not close(v, SOFTMAX(a)))
+    rows = said == OFFSETS                             # right on the same rows near 0: the stability of each row
+    return mismatch(NAME, (arg,), value, f"softmax of {said} is wrong, although it is right on ordinary inputs"
+                    f"{_ROWS if rows else ''}.", observed="softmax" if rows else None)
+
+
+_ROWS = (": adding a constant to a row leaves its softmax, so each row's softmax here is that of the row moved "
+         "to near 0; subtract each row's own maximum before exp()")
 
 
 rows_sum_to_one = Check("rows_sum_to_one", _rows_plan, _rows)

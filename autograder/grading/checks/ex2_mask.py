@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from dataclasses import dataclass
+
 from ..asking import Question
 from ..student import StudentError, to_array
 from ...tolerance import same_values
-from ._base import Check, Plan, fail, mismatch, ok
+from ._attention import REFERENCE
+from ._base import Check, Later, Outcome, Pending, Plan, Probe, answer, fail, mismatch, ok
+from ._evidence import Evidence, attention_evidence, unproven
 
 NAME = "causal_mask"
 SIZES = (1, 2, 7, 64)
@@ -17,7 +21,7 @@ HIDDEN_AT_MOST = -1e9   # -inf is the contract; a large finite negative such as 
 def _ask(rng, again: bool = False) -> Plan:
     asked = [Question(NAME, (n,), draws="size-one" if n == 1 else None) for n in SIZES]
     asked += [Question(NAME, (AGAIN,), draws="call-order")] * 2 if again else []
-    return Plan(asked)
+    return Plan(asked, attention=attention_evidence("causal_attention", rng, square=True) if again else None)
 
 
 def _masks(plan, got):
@@ -48,9 +52,41 @@ def _values(plan, got):
         truth = dtype is not None and np.dtype(dtype) == bool         # a keep-mask's truth values stay so
         returned = m.astype(bool) if truth else m
         value = "NaN" if np.isnan(m[bad]) else str(returned[bad]) if truth else f"{m[bad]:g}"
-        return mismatch(NAME, (n,), returned, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
-                        "entries on and below the diagonal should be 0 and entries above it -inf.")
+        wrong = mismatch(NAME, (n,), returned, f"causal_mask({n})[{bad[0]}, {bad[1]}] is {value}; "
+                         "entries on and below the diagonal should be 0 and entries above it -inf.")
+        return ConstantMask(wrong, plan.attention) if _zeros(plan, got) else wrong
     return _same_again(got[len(SIZES):])
+
+
+def _zeros(plan, got) -> bool:
+    """Every mask asked of a size >= 2 is all zeros: what a stub returns, and the one constant mask the catalogue
+    names (``mask-missing``). Another constant (ones, -inf) names nothing by itself and is localised as before."""
+    masks = [m for n, m, _ in _masks(plan, got) if n >= 2]
+    return all(m.shape == (n, n) for n, m in zip(SIZES[1:], masks)) and all(not np.any(m) for m in masks)
+
+
+@dataclass
+class ConstantMask(Later):
+    """A mask of zeros everywhere names its family (``mask-missing``) only when the notebook's
+    causal_attention is shown to compute (``_evidence``): then it is a mistake of code that computes. Next to an
+    attention that computes nothing it is what do-nothing code returns, and only the mask stage is said."""
+    pending: Pending
+    evidence: Evidence
+    function: str = "causal_attention"
+
+    def questions(self) -> list[list[Question]]:
+        return [list(self.evidence.questions)]
+
+    def resolve(self, probe) -> Outcome:
+        got = probe([q.args for q in self.evidence.questions])
+        try:
+            computes = unproven(self.evidence, got, answer, REFERENCE[self.function], part=1) is None
+        except StudentError:
+            computes = False
+        if computes:
+            return self.pending.resolve(Probe(probe.student, NAME))
+        return Outcome(False, f"{self.pending.message} It holds 0 everywhere, whatever n, and "
+                       "`causal_attention` is not shown to compute its weights from Q and K either.", stage="mask")
 
 
 def _same_again(got):
