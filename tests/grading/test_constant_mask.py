@@ -43,3 +43,13 @@ def test_a_zero_mask_beside_an_attention_that_computes_nothing_is_not_named(atte
 def test_a_zero_mask_beside_an_attention_that_computes_is_mask_missing(student):
     got = _values({"causal_mask": zero_mask, "causal_attention": attention_with_its_mask}, student)
     assert not got.passed and got.diagnosis == "mask-missing"
+
+
+def test_a_zero_mask_is_named_in_two_batches_as_every_cell_is():
+    """A zero mask's family is named from the answers the values check already has (zeros at every size are the
+    family's every answer) once the attention is shown to compute: no third round trip for ``ex2_mask``."""
+    from autograder.grading.namespace import NotebookFunctions
+    notebook = NotebookFunctions({"causal_mask": zero_mask, "causal_attention": attention_with_its_mask},
+                                 "ex2_causal_mask")
+    got = next(r for r in run_cell(notebook, "ex2_mask", "kim") if r.check == "values")
+    assert got.diagnosis == "mask-missing" and notebook.rounds <= 2

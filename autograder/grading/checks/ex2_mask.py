@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from ..asking import Question
 from ..student import StudentError, to_array
 from ...tolerance import same_values
+from ...misconceptions import entries_for
 from ._attention import REFERENCE
-from ._base import Check, Later, Outcome, Pending, Plan, Probe, answer, fail, mismatch, ok
+from ._base import Check, Later, Outcome, Pending, Plan, answer, fail, mismatch, ok
 from ._evidence import Evidence, attention_evidence, unproven
 
 NAME = "causal_mask"
@@ -83,8 +84,10 @@ class ConstantMask(Later):
             computes = unproven(self.evidence, got, answer, REFERENCE[self.function], part=1) is None
         except StudentError:
             computes = False
-        if computes:
-            return self.pending.resolve(Probe(probe.student, NAME))
+        if computes:           # zeros at every size asked are the family's every answer: nothing more to ask
+            entry = next(e for e in entries_for(NAME) if e.id == "mask-missing")
+            return Outcome(False, f"{self.pending.message} {entry.sentence}", diagnosis=entry.id,
+                           details=self.pending.details)
         return Outcome(False, f"{self.pending.message} It holds 0 everywhere, whatever n, and "
                        "`causal_attention` is not shown to compute its weights from Q and K either.", stage="mask")
 

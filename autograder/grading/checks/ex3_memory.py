@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -9,7 +10,8 @@ import solutions as S
 
 from ..asking import Question
 from ..student import StudentError, as_returned, to_int
-from ._base import Check, Deferred, Outcome, Plan, credited, fail, mismatch, ok
+from ...misconceptions import entries_for
+from ._base import Check, Deferred, Later, Outcome, Pending, Plan, credited, fail, mismatch, ok
 from ._counts import number, slip_and_stage
 
 DTYPES = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}
@@ -138,8 +140,40 @@ def _exact(plan, got):
         if _as_int(name, args, raw, slip, stage) != want:
             if slip:
                 return Outcome(False, slip, stage=stage, credit=credit)
-            return credited(mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}"), credit)
+            wrong = mismatch(name, args, raw, f"{name}{args} = {as_returned(raw)}; {EXPECTED[name]}")
+            return ZeroCrossover(wrong) if _always_zero(name, answers) else credited(wrong, credit)
     return credited(_defaults(name, reference, plan.defaults, got[len(cases) + 2:]), HALF)
+
+
+def _always_zero(name: str, answers) -> bool:
+    """A crossover of 0 whatever the arguments: what a stub returns, and what the catalogue's search from n = 0
+    returns (``crossover-from-zero``)."""
+    return name == "crossover_length" and all(number(raw) == 0 for raw in answers)
+
+
+@dataclass
+class ZeroCrossover(Later):
+    """A crossover of 0 everywhere names its family (``crossover-from-zero``) only when the notebook's
+    attention_memory_bytes is shown to count (exact on two cases): then it is a search that stops at once, in code
+    that computes (its answers, 0 wherever asked, are the family's every answer: no follow-up is asked, so the
+    cell keeps to two batches for its one function). Next to counts that compute nothing it is what do-nothing code returns, and it is said as seen."""
+    pending: Pending
+    function: str = "attention_memory_bytes"
+    CASES = ((3, 2), (100, 4))
+
+    def questions(self) -> list[list[Question]]:
+        return [[Question(self.function, args) for args in self.CASES]]
+
+    def resolve(self, probe) -> Outcome:
+        got = probe(list(self.CASES))
+        counts = all(not isinstance(v, StudentError) and number(v) == S.attention_memory_bytes(*args)
+                     for args, v in zip(self.CASES, got))
+        if counts:             # 0 at every argument asked is the family's every answer: nothing more to ask
+            entry = next(e for e in entries_for("crossover_length") if e.id == "crossover-from-zero")
+            return Outcome(False, f"{self.pending.message} {entry.sentence}", diagnosis=entry.id,
+                           details=self.pending.details)
+        return Outcome(False, f"{self.pending.message} It is 0 whatever the arguments, and `attention_memory_bytes` "
+                       "is not shown to count bytes either.")
 
 
 HALF = 0.5      # a count right on every case but some: its defaults, or only the counts beyond 2**31 (overflow), or
