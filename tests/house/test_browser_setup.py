@@ -31,7 +31,8 @@ def test_missing_chromium_as_root_fails_so_ci_never_skips(monkeypatch):
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root to become another user")
-def test_make_browser_succeeds_without_root_when_chromium_is_missing():
+@pytest.mark.parametrize("target", ["browser", "system-packages"])      # `make browser`; what `make test` runs
+def test_make_browser_succeeds_without_root_when_chromium_is_missing(target):
     # The Makefile alone, in a folder another account can read: a checkout may sit below folders only root enters.
     folder = Path(tempfile.mkdtemp(prefix="make-browser-"))
     try:
@@ -39,7 +40,7 @@ def test_make_browser_succeeds_without_root_when_chromium_is_missing():
         folder.chmod(0o755)
         (folder / "Makefile").chmod(0o644)
         proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "make", "-s",
-                               "browser", "CHROMIUM=no-such-chromium-here"],
+                               target, "CHROMIUM=no-such-chromium-here"],
                               cwd=folder, capture_output=True, text=True, timeout=60)
     finally:
         shutil.rmtree(folder)

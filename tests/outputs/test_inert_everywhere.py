@@ -72,12 +72,19 @@ def _scored(nb):
     return nb
 
 
+@pytest.fixture(scope="module")
+def exporters():
+    """The renderers, made once for the module: an exporter renders any number of notebooks (as nbconvert's
+    and nbgrader's apps use one), and its first page pays for loading the templates (about 1.8 CPU-s of 4)."""
+    return _exporters()
+
+
 @pytest.mark.parametrize("kind", PAYLOADS)
 @pytest.mark.parametrize("output", ["grade's autograded notebook", "the door's autograded notebook"])
-def test_every_renderer_shows_a_student_s_text_as_text(tmp_path, kind, output):
+def test_every_renderer_shows_a_student_s_text_as_text(tmp_path, exporters, kind, output):
     make = _grade_notebook if output.startswith("grade") else _door_notebook
     nb = _scored(make(tmp_path, PAYLOADS[kind]))
-    for name, exporter, resources in _exporters():
+    for name, exporter, resources in exporters:
         page, _ = exporter.from_notebook_node(nb, resources=json.loads(json.dumps(resources)))
         assert_inert(page, kind, f"{output}, {name}")
 

@@ -30,9 +30,6 @@ def _graded_class(tmp_path_factory, name: str, students) -> tuple:
     return course, tmp / "reference"
 
 
-@pytest.fixture(scope="module")
-def course_and_reference(tmp_path_factory):
-    return _graded_class(tmp_path_factory, "faults", CLASS)
 
 
 def _grade_cmd(course, out, *extra):
@@ -84,8 +81,8 @@ def tiny_disk(tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def test_full_disk_keeps_what_was_written(course_and_reference, tiny_disk):
-    course, _ = course_and_reference
+def test_full_disk_keeps_what_was_written(tmp_path, tiny_disk):
+    course = make_class(tmp_path, CLASS)              # graded straight onto the small disk (no reference needed)
     out = tiny_disk / "out"
     proc = subprocess.run(_grade_cmd(course, out), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1

@@ -31,9 +31,14 @@ def _grades(course, student: str):
     return gb, {g.name: g for nb in gb.find_submission(A, student).notebooks for g in nb.grades}
 
 
-def test_resume_regrades_a_resubmission_and_says_how_many(tmp_path, capsys):
-    course = make_class(tmp_path, CLASS)
-    assert main(["grade", "--course", str(course), "--workers", "2"]) == 0
+def _graded(graded_classes, tmp_path):
+    """CLASS graded into the course's own grading/ (once a run, copied: tests/helpers/graded_classes.py)."""
+    course, _ = graded_classes.copy(tmp_path, CLASS, out=None, workers=2)
+    return course
+
+
+def test_resume_regrades_a_resubmission_and_says_how_many(graded_classes, tmp_path, capsys):
+    course = _graded(graded_classes, tmp_path)
     before = {r["student_id"]: r["total"] for r in read_csv(course / "grading" / "grades.csv")}
     assert before["no-scaling"] == "26"
     _resubmit(course, "no-scaling", "correct-1", "2026-11-30 12:00:00.000000 UTC")
@@ -53,9 +58,8 @@ def test_resume_regrades_a_resubmission_and_says_how_many(tmp_path, capsys):
     assert result.changed == ["correct-1"] and result.graded == ["correct-1"]     # a new time alone counts
 
 
-def test_student_option_rewrites_every_class_output_from_all_records(tmp_path, capsys):
-    course = make_class(tmp_path, CLASS)
-    grade_batch(course=course, workers=2, progress=False)
+def test_student_option_rewrites_every_class_output_from_all_records(graded_classes, tmp_path, capsys):
+    course = _graded(graded_classes, tmp_path)
     out = course / "grading"
     _resubmit(course, "no-scaling", "correct-1", "")
     _resubmit(course, "correct-1", "no-scaling", "")
