@@ -118,7 +118,7 @@ def test_killing_the_grader_leaves_no_student_process(tmp_path):
     from sandbox_helpers import marker_processes
     run.wait_until(lambda: set(marker_processes("agorphan")) & set(run.processes()))
     run.signal(signal.SIGKILL)
-    run.end(within=10)                   # the daemon, the fork server, the writer: nothing of the run is left
+    run.end(within=30)                   # the daemon, the fork server, the writer: nothing of the run is left
 
 
 # A grading run stopped at each stage, by each signal: nothing of it is left, and --resume finishes it.
@@ -170,7 +170,7 @@ def test_sigkill_at_each_stage_leaves_nothing_and_resume_finishes(small_class, t
         run = TreeRun(_grade_cmd(course, out, *(["--resume"] if round_ else [])))
         run.wait_until(stage(run))
         run.signal(signal.SIGKILL)
-        run.end(within=10)
+        run.end(within=30)
         for path in (out / "records").glob("*.json"):         # whatever exists is whole
             assert json.loads(path.read_text())["complete"] is True
     subprocess.run(_grade_cmd(course, out, "--resume"), check=True, capture_output=True, timeout=300)
@@ -205,7 +205,7 @@ def test_sigterm_and_sigint_stop_cleanly_and_say_how_to_resume(small_class, tmp_
     run.wait_until(_graded(out))
     _assert_only_the_writer_holds_its_pipe_and_the_locks(run, out)
     run.signal(signal.SIGTERM)
-    status, output = run.end(within=10)
+    status, output = run.end(within=30)
     assert status == 143, output
     assert "stopped by SIGTERM" in output and "submissions graded" in output
     kept = len(list((out / "records").glob("*.json")))
@@ -213,7 +213,7 @@ def test_sigterm_and_sigint_stop_cleanly_and_say_how_to_resume(small_class, tmp_
     run = TreeRun(_resume_command(output))
     run.wait_until(_graded(out, more_than=kept))
     run.signal(signal.SIGINT, group=True)                      # Ctrl-C reaches the whole foreground group
-    status, output = run.end(within=10)
+    status, output = run.end(within=30)
     assert status == 130, output
     assert "stopped by SIGINT" in output and "Traceback" not in output
     subprocess.run(_resume_command(output), check=True, capture_output=True, timeout=300)
@@ -231,7 +231,7 @@ def test_check_stopped_leaves_nothing(tmp_path, sig):
     run = TreeRun([sys.executable, "-m", "autograder", "check", str(folder)])
     run.wait_until(lambda: len(run.processes()) >= 3)           # check, its fork server, a sandboxed worker
     run.signal(sig, group=sig == signal.SIGINT)
-    status, output = run.end(within=10)
+    status, output = run.end(within=30)     # (a bound, not a timing: 10 s was missed at a load of 13)
     assert status == (-sig if sig == signal.SIGKILL else 128 + sig), output
     if sig != signal.SIGKILL:
         assert f"stopped by {signal.Signals(sig).name}" in output and "Traceback" not in output
