@@ -14,6 +14,9 @@ wrong in the ways the catalogue knows (a wrong scale, axis, mask or maximum), an
 - ``permute-keys``: the keys and values in another order put the weights' columns in that order and leave the
   output (not causal attention: its mask depends on position);
 - ``permute-past-keys``: the first m keys and values in another order do so for every row after them (causal);
+- ``nudged``: inputs moved by a part in 10**9 (below what float32 can hold) give the same answer to the
+  tolerance: a computation is continuous there, whatever its formula; an answer read off the inputs' bytes (a
+  checksum, a hash's seed) is not, though it may follow a permutation or a new input as a computation does;
 - for softmax, ``input-matters`` and ``permute-along-axis`` (``shift-input``, x plus a constant, is what a
   softmax does and a normalisation of x squared does not: the value check's to judge, not evidence of computing);
   for the memory count, ``n-matters`` and ``dtype-scales`` (``attention_bytes_measured`` reads those itself).
@@ -86,6 +89,18 @@ def _shifted(case, rng):
     return [(np.hstack([Q, np.zeros((len(Q), 1))]), K1, V), (np.hstack([Q, np.full((len(Q), 1), SHIFT)]), K1, V)], None
 
 
+NUDGE = 1e-9             # the relative size of the ``nudged`` relation's move of every input
+
+
+def _nudge(x, rng):
+    return x * (1 + NUDGE * rng.uniform(0.5, 1.0, np.shape(x)))
+
+
+def _nudged(case, rng):
+    Q, K, V = case
+    return [(_nudge(Q, rng), _nudge(K, rng), V)], None
+
+
 def _permuted(case, rng, past: bool = False):
     """The keys and values in another order (only the first m of them, ``past``); the order is kept."""
     Q, K, V = case
@@ -121,6 +136,9 @@ ATTENTION = {
                                       f"more column, {SHIFT:g} and 1, against 0 and 1)"
                                       for part in ("another output", "other weights")), _shifted,
                 lambda case, a, kept: _same(a[2][1], a[1][1]), lambda case, a, kept: _same(a[2][0], a[1][0])),
+    **_relation("nudged", ("another output for Q and K moved by a part in 10**9 (a computation is continuous there)",
+                           "other weights for Q and K moved by a part in 10**9 (a computation is continuous there)"),
+                _nudged, lambda case, a, kept: _same(a[1][1], a[0][1]), lambda case, a, kept: _same(a[1][0], a[0][0])),
     **_relation("permute-keys", ("an output that changes when the keys and values come in another order",
                                  "weights whose columns do not follow the keys when the keys and values come in another "
                                  "order"), _permuted,
@@ -147,6 +165,8 @@ SOFTMAX = {
                                    "last axis come in another order",
                                    lambda case, rng: ([(case[0][..., _rotated(case[0])],)], None),
                                    lambda case, a, kept: _same(a[1], a[0][..., _rotated(case[0])])),
+    "nudged": Relation("nudged", "other values for x moved by a part in 10**9 (a computation is continuous there)",
+                       lambda case, rng: ([(_nudge(case[0], rng),)], None), lambda case, a, kept: _same(a[1], a[0])),
     "shift-input": Relation("shift-input", f"other values for x + {SHIFT:g} (the same constant added everywhere)",
                             lambda case, rng: ([(case[0] + SHIFT,)], None), lambda case, a, kept: _same(a[1], a[0])),
 }
@@ -154,10 +174,10 @@ SOFTMAX = {
 
 # function -> the relations every computing implementation satisfies: each tuple's, or one of each tuple of them
 # (attention: for each part of the answer, 1 the weights and 0 the output, as ``(name, part)``)
-_NON_CAUSAL = (("queries-matter",), ("scale-values",), ("shift-scores", "permute-keys"))
-_CAUSAL = (("queries-matter",), ("scale-values",), ("shift-scores", "permute-past-keys"))
+_NON_CAUSAL = (("queries-matter",), ("scale-values",), ("nudged",), ("shift-scores", "permute-keys"))
+_CAUSAL = (("queries-matter",), ("scale-values",), ("nudged",), ("shift-scores", "permute-past-keys"))
 EVIDENCE = {"scaled_dot_product_attention": _NON_CAUSAL, "cross_attention": _NON_CAUSAL, "causal_attention": _CAUSAL,
-            "softmax": (("input-matters",), ("permute-along-axis",))}
+            "softmax": (("input-matters",), ("permute-along-axis",), ("nudged",))}
 RELATIONS = {**ATTENTION, **SOFTMAX}
 
 
